@@ -1,0 +1,3 @@
+module github.com/nros-go/nros
+
+go 1.26

@@ -1,0 +1,201 @@
+// Package rmw defines the transport interface that nodes use to exchange
+// serialized messages. Two implementations exist: rmw/intra (in-process, the
+// embedded default) and rmw/rtps (DDSI-RTPS over UDP, interoperable with
+// Cyclone DDS and Fast DDS).
+//
+// The interface deals in serialized bytes only (XCDR1 with its 4-byte
+// encapsulation header); typing is the job of the layers above.
+package rmw
+
+import "time"
+
+// Reliability is the DDS reliability QoS policy.
+type Reliability uint8
+
+const (
+	// ReliabilitySystemDefault lets the transport choose (Reliable).
+	ReliabilitySystemDefault Reliability = iota
+	Reliable
+	BestEffort
+)
+
+// Durability is the DDS durability QoS policy.
+type Durability uint8
+
+const (
+	// DurabilitySystemDefault lets the transport choose (Volatile).
+	DurabilitySystemDefault Durability = iota
+	Volatile
+	TransientLocal
+)
+
+// History is the DDS history QoS policy.
+type History uint8
+
+const (
+	// HistorySystemDefault lets the transport choose (KeepLast).
+	HistorySystemDefault History = iota
+	KeepLast
+	KeepAll
+)
+
+// Liveliness is the DDS liveliness QoS kind.
+type Liveliness uint8
+
+const (
+	LivelinessSystemDefault Liveliness = iota
+	LivelinessAutomatic
+	LivelinessManualByTopic
+)
+
+// QoS is a ROS 2 QoS profile. Zero durations mean "infinite" (the DDS
+// default) for Deadline, Lifespan and LivelinessLeaseDuration.
+type QoS struct {
+	Reliability             Reliability
+	Durability              Durability
+	History                 History
+	Depth                   int // for KeepLast; 0 means 1 would be nonsense, so layers above validate
+	Deadline                time.Duration
+	Lifespan                time.Duration
+	Liveliness              Liveliness
+	LivelinessLeaseDuration time.Duration
+}
+
+// Normalize replaces system defaults by the concrete policies ROS 2 uses
+// (reliable, volatile, keep last, automatic liveliness) and a zero depth of a
+// keep-last history by 1.
+func (q QoS) Normalize() QoS {
+	if q.Reliability == ReliabilitySystemDefault {
+		q.Reliability = Reliable
+	}
+	if q.Durability == DurabilitySystemDefault {
+		q.Durability = Volatile
+	}
+	if q.History == HistorySystemDefault {
+		q.History = KeepLast
+	}
+	if q.Liveliness == LivelinessSystemDefault {
+		q.Liveliness = LivelinessAutomatic
+	}
+	if q.History == KeepLast && q.Depth <= 0 {
+		q.Depth = 1
+	}
+	return q
+}
+
+// Incompatibility names the QoS policy that prevents a writer and a reader
+// from matching, or "" when they are compatible.
+//
+// The rules are the DDS request/offered rules: a best-effort writer cannot
+// serve a reliable reader; a volatile writer cannot serve a transient-local
+// reader; a writer's deadline must be no longer than the reader's; automatic
+// liveliness cannot serve a manual-by-topic reader, and the writer's lease must
+// be no longer than the reader's.
+func Incompatibility(writer, reader QoS) string {
+	w, r := writer.Normalize(), reader.Normalize()
+	if w.Reliability == BestEffort && r.Reliability == Reliable {
+		return "RELIABILITY"
+	}
+	if w.Durability == Volatile && r.Durability == TransientLocal {
+		return "DURABILITY"
+	}
+	if longer(w.Deadline, r.Deadline) {
+		return "DEADLINE"
+	}
+	if w.Liveliness < r.Liveliness {
+		return "LIVELINESS"
+	}
+	if longer(w.LivelinessLeaseDuration, r.LivelinessLeaseDuration) {
+		return "LIVELINESS"
+	}
+	return ""
+}
+
+// longer reports whether a > b where 0 means infinite.
+func longer(a, b time.Duration) bool {
+	if a == 0 {
+		return b != 0
+	}
+	if b == 0 {
+		return false
+	}
+	return a > b
+}
+
+// NodeInfo identifies the node that owns an endpoint (for the ROS graph).
+type NodeInfo struct {
+	Name      string // "talker"
+	Namespace string // "/" or "/ns"
+	Enclave   string // "/" by default
+}
+
+// Sample is one received message.
+type Sample struct {
+	// Data is the serialized message, starting with the 4-byte encapsulation
+	// header. It is owned by the receiver of the callback only for the
+	// duration of the call: copy it to keep it.
+	Data []byte
+	// SourceTimestamp is the writer's timestamp in ns since the UNIX epoch,
+	// or 0 when the writer sent none.
+	SourceTimestamp int64
+	// PublisherGID identifies the writer (a DDS GUID, zero-padded).
+	PublisherGID [16]byte
+}
+
+// Event reports something that happened to an endpoint outside the data flow.
+type Event struct {
+	Kind EventKind
+	// Policy names the offending QoS policy for incompatible-QoS events.
+	Policy string
+	// Remote identifies the other endpoint, when known.
+	Remote string
+}
+
+// EventKind enumerates endpoint events.
+type EventKind uint8
+
+const (
+	EventMatched EventKind = iota + 1
+	EventUnmatched
+	EventIncompatibleQoS
+	EventSampleLost
+)
+
+// EndpointOptions carries the optional parts of an endpoint request.
+type EndpointOptions struct {
+	// OnEvent, if set, is called (on a transport goroutine) for endpoint
+	// events. It must not block.
+	OnEvent func(Event)
+}
+
+// Transport creates publishers and subscriptions on ROS topics.
+//
+// Topic names are fully qualified ROS names ("/clock"); type names are ROS
+// type names ("rosgraph_msgs/msg/Clock"). Implementations map them to their
+// own conventions (e.g. "rt/clock" and "rosgraph_msgs::msg::dds_::Clock_").
+type Transport interface {
+	NewPublisher(node NodeInfo, topic, typeName string, qos QoS, opts EndpointOptions) (Publisher, error)
+	// NewSubscription registers deliver, which the transport calls on its own
+	// goroutine for every sample that arrives, in order per writer. deliver
+	// must not block for long; it must not call back into the transport.
+	NewSubscription(node NodeInfo, topic, typeName string, qos QoS, deliver func(Sample), opts EndpointOptions) (Subscription, error)
+	// Close releases every endpoint and resource. It is safe to call twice.
+	Close() error
+}
+
+// Publisher sends serialized samples.
+type Publisher interface {
+	// Publish sends data (encapsulation header included). The transport does
+	// not keep data after Publish returns.
+	Publish(data []byte) error
+	// MatchedSubscriptions returns how many readers are currently matched.
+	MatchedSubscriptions() int
+	Close() error
+}
+
+// Subscription receives samples through the deliver function it was made with.
+type Subscription interface {
+	// MatchedPublishers returns how many writers are currently matched.
+	MatchedPublishers() int
+	Close() error
+}
