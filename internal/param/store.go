@@ -1,0 +1,527 @@
+package param
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Errors returned by Store methods; test with errors.Is.
+var (
+	ErrNotDeclared     = errors.New("parameter not declared")
+	ErrAlreadyDeclared = errors.New("parameter already declared")
+	ErrUninitialized   = errors.New("parameter uninitialized")
+	ErrInvalidType     = errors.New("invalid parameter type")
+	ErrInvalidValue    = errors.New("invalid parameter value")
+	ErrReadOnly        = errors.New("parameter is read-only")
+	ErrInvalidName     = errors.New("invalid parameter name")
+)
+
+// SetResult is the outcome of a set, as rcl_interfaces/msg/SetParametersResult.
+type SetResult struct {
+	Successful bool
+	Reason     string
+}
+
+// Event describes one successful change, as the content of a
+// rcl_interfaces/msg/ParameterEvent (without node name and stamp).
+type Event struct {
+	New, Changed, Deleted []Parameter
+}
+
+// ListResult is the answer of List, as rcl_interfaces/msg/ListParametersResult.
+type ListResult struct {
+	Names    []string
+	Prefixes []string
+}
+
+// DepthRecursive is the List depth meaning "any depth".
+const DepthRecursive uint64 = 0
+
+// Options mirror the parameter-related rclcpp NodeOptions.
+type Options struct {
+	// Overrides are initial values (from -p and params files, already
+	// resolved for this node); they win over declared defaults.
+	Overrides map[string]Value
+	// AllowUndeclared lets Set create parameters that were never declared
+	// (with dynamic typing) and lets Get return NOT_SET for unknown names.
+	AllowUndeclared bool
+	// AutoDeclareFromOverrides declares every override at construction,
+	// with dynamic typing.
+	AutoDeclareFromOverrides bool
+}
+
+// CallbackHandle identifies a registered callback; pass it to RemoveCallback.
+type CallbackHandle struct{ id uint64 }
+
+type entry struct {
+	value Value
+	desc  Descriptor
+}
+
+type onSetCB struct {
+	id uint64
+	fn func([]Parameter) SetResult
+}
+
+type postSetCB struct {
+	id uint64
+	fn func([]Parameter)
+}
+
+type eventCB struct {
+	id uint64
+	fn func(Event)
+}
+
+// Store is one node's parameters. It is safe for concurrent use.
+// Modifications (Declare, Set*, Undeclare) are serialized, and their
+// callbacks run on the modifying goroutine while the store is locked for
+// other modifications: a callback may call Get/Has/List/Describe but must
+// not call Declare, Set*, Undeclare or Add*/RemoveCallback on the same
+// store (that would deadlock).
+type Store struct {
+	allowUndeclared bool
+	overrides       map[string]Value
+
+	modMu  sync.Mutex   // serializes modifications and their callbacks
+	mu     sync.RWMutex // guards the fields below
+	params map[string]*entry
+	nextID uint64
+	onSet  []onSetCB
+	post   []postSetCB
+	events []eventCB
+}
+
+// NewStore returns a store with the given options. With
+// AutoDeclareFromOverrides, every override is declared (dynamically typed).
+func NewStore(opts Options) *Store {
+	s := &Store{
+		allowUndeclared: opts.AllowUndeclared,
+		overrides:       maps.Clone(opts.Overrides),
+		params:          map[string]*entry{},
+	}
+	if s.overrides == nil {
+		s.overrides = map[string]Value{}
+	}
+	if opts.AutoDeclareFromOverrides {
+		for _, name := range slices.Sorted(maps.Keys(s.overrides)) {
+			v := s.overrides[name]
+			s.params[name] = &entry{value: v, desc: Descriptor{Name: name, Type: v.typ, DynamicTyping: true}}
+		}
+	}
+	return s
+}
+
+// Overrides returns a copy of the override values the store was built with.
+func (s *Store) Overrides() map[string]Value { return maps.Clone(s.overrides) }
+
+// Override returns the override for name, if any.
+func (s *Store) Override(name string) (Value, bool) {
+	v, ok := s.overrides[name]
+	return v, ok
+}
+
+// Declare declares a parameter and returns its initial value: the override
+// for name if there is one, else def. Rules (rclcpp's):
+//   - the name must be non-empty and not yet declared (ErrAlreadyDeclared);
+//   - unless d.DynamicTyping, the parameter gets a fixed type: d.Type, or
+//     def's type when d.Type is NOT_SET; a statically typed parameter with
+//     neither is an error; a default or override of another type is an
+//     error naming the parameter and the wanted type (ErrInvalidType);
+//   - a statically typed parameter with no default and no override is
+//     declared uninitialized: Get reports ErrUninitialized until it is set;
+//   - the initial value must satisfy the descriptor's range and be
+//     accepted by the on-set validators (ErrInvalidValue);
+//   - on success the post-set callbacks and event callbacks run.
+//
+// Read-only does not stop the initial value, only later Sets.
+func (s *Store) Declare(name string, def Value, d Descriptor) (Value, error) {
+	if name == "" {
+		return Value{}, fmt.Errorf("%w: parameter name must not be empty", ErrInvalidName)
+	}
+	if err := d.validate(); err != nil {
+		return Value{}, fmt.Errorf("parameter '%s': %w: %v", name, ErrInvalidValue, err)
+	}
+	s.modMu.Lock()
+	defer s.modMu.Unlock()
+	if _, ok := s.lookup(name); ok {
+		return Value{}, fmt.Errorf("%w: parameter '%s' has already been declared", ErrAlreadyDeclared, name)
+	}
+	d = d.clone()
+	d.Name = name
+	initial := def
+	ov, hasOverride := s.overrides[name]
+	if hasOverride {
+		initial = ov
+	}
+	if !d.DynamicTyping {
+		if d.Type == TypeNotSet {
+			d.Type = def.typ
+		}
+		if d.Type == TypeNotSet {
+			return Value{}, fmt.Errorf("%w: cannot declare statically typed parameter '%s' without a type or a default value", ErrInvalidType, name)
+		}
+		if def.typ != TypeNotSet && def.typ != d.Type {
+			return Value{}, fmt.Errorf("%w: parameter '%s' is of type %s but its default value is %s", ErrInvalidType, name, d.Type, def.typ)
+		}
+		if initial.typ != TypeNotSet && initial.typ != d.Type {
+			src := "value"
+			if hasOverride {
+				src = "override"
+			}
+			return Value{}, fmt.Errorf("%w: parameter '%s' wants type %s, but its %s is %s (%s)", ErrInvalidType, name, d.Type, src, initial.typ, initial.ValueString())
+		}
+	} else {
+		d.Type = initial.typ
+	}
+	if reason := d.checkRange(name, initial); reason != "" {
+		return Value{}, fmt.Errorf("%w: %s", ErrInvalidValue, reason)
+	}
+	ps := []Parameter{{Name: name, Value: initial}}
+	if initial.IsSet() {
+		if r := s.validate(ps); !r.Successful {
+			return Value{}, fmt.Errorf("%w: parameter '%s' rejected: %s", ErrInvalidValue, name, r.Reason)
+		}
+	}
+	s.mu.Lock()
+	s.params[name] = &entry{value: initial, desc: d}
+	s.mu.Unlock()
+	if initial.IsSet() {
+		s.runPost(ps)
+	}
+	s.runEvents(Event{New: ps})
+	return initial, nil
+}
+
+func (s *Store) lookup(name string) (*entry, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.params[name]
+	return e, ok
+}
+
+// Has reports whether name is declared.
+func (s *Store) Has(name string) bool {
+	_, ok := s.lookup(name)
+	return ok
+}
+
+// Get returns the value of a declared parameter. An undeclared name is
+// ErrNotDeclared (or NOT_SET and no error with AllowUndeclared); a
+// statically typed parameter without a value is ErrUninitialized.
+func (s *Store) Get(name string) (Value, error) {
+	e, ok := s.lookup(name)
+	if !ok {
+		if s.allowUndeclared {
+			return Value{}, nil
+		}
+		return Value{}, fmt.Errorf("%w: parameter '%s' has not been declared", ErrNotDeclared, name)
+	}
+	if !e.value.IsSet() && !e.desc.DynamicTyping {
+		return Value{}, fmt.Errorf("%w: statically typed parameter '%s' has no value", ErrUninitialized, name)
+	}
+	return e.value, nil
+}
+
+// Names returns the declared parameter names, sorted.
+func (s *Store) Names() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Sorted(maps.Keys(s.params))
+}
+
+// Set sets one parameter; see SetAtomically for the rules.
+func (s *Store) Set(name string, v Value) SetResult {
+	return s.SetAtomically([]Parameter{{Name: name, Value: v}})
+}
+
+// SetParameters sets each parameter on its own (as the set_parameters
+// service does) and returns one result per parameter.
+func (s *Store) SetParameters(ps []Parameter) []SetResult {
+	out := make([]SetResult, len(ps))
+	for i, p := range ps {
+		out[i] = s.SetAtomically([]Parameter{p})
+	}
+	return out
+}
+
+type change struct {
+	p    Parameter
+	kind int // 0 new, 1 changed, 2 deleted
+	desc Descriptor
+}
+
+// SetAtomically sets all parameters or none. For each parameter, in order:
+// the name must be non-empty; an undeclared name is refused unless
+// AllowUndeclared (then it is declared with dynamic typing); a read-only
+// parameter is refused; NOT_SET undeclares a dynamically typed parameter
+// and is refused for a statically typed one; a value of another type is
+// refused unless dynamic typing; ranges are enforced. Then the on-set
+// validators run (newest first) with the whole list; the first rejection
+// rejects the set with its reason. On success the values are stored, then
+// post-set callbacks and event callbacks run.
+func (s *Store) SetAtomically(ps []Parameter) SetResult {
+	s.modMu.Lock()
+	defer s.modMu.Unlock()
+	var changes []change
+	staged := map[string]*entry{}
+	for _, p := range ps {
+		if p.Name == "" {
+			return SetResult{Reason: "parameter name must not be empty"}
+		}
+		cur, declared := staged[p.Name]
+		if !declared {
+			cur, declared = s.lookup(p.Name)
+		} else if cur == nil {
+			declared = false // deleted earlier in this same request
+		}
+		if !declared {
+			if !s.allowUndeclared {
+				return SetResult{Reason: fmt.Sprintf("parameter '%s' cannot be set because it was not declared", p.Name)}
+			}
+			if !p.Value.IsSet() {
+				continue
+			}
+			d := Descriptor{Name: p.Name, Type: p.Value.typ, DynamicTyping: true}
+			staged[p.Name] = &entry{value: p.Value, desc: d}
+			changes = append(changes, change{p: p, kind: 0, desc: d})
+			continue
+		}
+		if cur.desc.ReadOnly {
+			return SetResult{Reason: fmt.Sprintf("parameter '%s' cannot be set because it is read-only", p.Name)}
+		}
+		if !p.Value.IsSet() {
+			if !cur.desc.DynamicTyping {
+				return SetResult{Reason: fmt.Sprintf("parameter '%s' cannot be undeclared because it is statically typed", p.Name)}
+			}
+			staged[p.Name] = nil
+			changes = append(changes, change{p: p, kind: 2})
+			continue
+		}
+		if !cur.desc.DynamicTyping && p.Value.typ != cur.desc.Type {
+			return SetResult{Reason: fmt.Sprintf("Wrong parameter type, parameter {%s} is of type {%s}, setting it to {%s} is not allowed.", p.Name, cur.desc.Type, p.Value.typ)}
+		}
+		if reason := cur.desc.checkRange(p.Name, p.Value); reason != "" {
+			return SetResult{Reason: reason}
+		}
+		d := cur.desc
+		if d.DynamicTyping {
+			d.Type = p.Value.typ
+		}
+		staged[p.Name] = &entry{value: p.Value, desc: d}
+		changes = append(changes, change{p: p, kind: 1, desc: d})
+	}
+	if len(changes) == 0 {
+		return SetResult{Successful: true}
+	}
+	if r := s.validate(ps); !r.Successful {
+		return r
+	}
+	var ev Event
+	s.mu.Lock()
+	for _, c := range changes {
+		switch {
+		case c.kind == 2:
+			if _, ok := s.params[c.p.Name]; ok {
+				delete(s.params, c.p.Name)
+				ev.Deleted = append(ev.Deleted, c.p)
+			}
+		default:
+			if _, ok := s.params[c.p.Name]; ok {
+				ev.Changed = append(ev.Changed, c.p)
+			} else {
+				ev.New = append(ev.New, c.p)
+			}
+			s.params[c.p.Name] = &entry{value: c.p.Value, desc: c.desc}
+		}
+	}
+	s.mu.Unlock()
+	applied := make([]Parameter, len(changes))
+	for i, c := range changes {
+		applied[i] = c.p
+	}
+	s.runPost(applied)
+	s.runEvents(ev)
+	return SetResult{Successful: true}
+}
+
+// Undeclare removes a declared parameter. Read-only and statically typed
+// parameters cannot be undeclared (as in rclcpp). Event callbacks see it
+// as deleted; validators and post-set callbacks are not run.
+func (s *Store) Undeclare(name string) error {
+	s.modMu.Lock()
+	defer s.modMu.Unlock()
+	e, ok := s.lookup(name)
+	if !ok {
+		return fmt.Errorf("%w: parameter '%s' has not been declared", ErrNotDeclared, name)
+	}
+	if e.desc.ReadOnly {
+		return fmt.Errorf("%w: cannot undeclare read-only parameter '%s'", ErrReadOnly, name)
+	}
+	if !e.desc.DynamicTyping {
+		return fmt.Errorf("%w: cannot undeclare statically typed parameter '%s'", ErrInvalidType, name)
+	}
+	s.mu.Lock()
+	delete(s.params, name)
+	s.mu.Unlock()
+	s.runEvents(Event{Deleted: []Parameter{{Name: name}}})
+	return nil
+}
+
+// Describe returns the descriptors of the named parameters. For a
+// dynamically typed parameter, Type is the current value's type. An
+// undeclared name is ErrNotDeclared, unless AllowUndeclared (then a
+// descriptor with only the name, dynamically typed, is returned).
+func (s *Store) Describe(names ...string) ([]Descriptor, error) {
+	out := make([]Descriptor, 0, len(names))
+	for _, n := range names {
+		e, ok := s.lookup(n)
+		if !ok {
+			if s.allowUndeclared {
+				out = append(out, Descriptor{Name: n, DynamicTyping: true})
+				continue
+			}
+			return nil, fmt.Errorf("%w: parameter '%s' has not been declared", ErrNotDeclared, n)
+		}
+		out = append(out, e.desc.clone())
+	}
+	return out, nil
+}
+
+// Types returns the current types of the named parameters (NOT_SET for
+// unknown names), as the get_parameter_types service does.
+func (s *Store) Types(names ...string) []Type {
+	out := make([]Type, len(names))
+	for i, n := range names {
+		if e, ok := s.lookup(n); ok {
+			out[i] = e.value.typ
+		}
+	}
+	return out
+}
+
+// List lists declared parameters as rclcpp's list_parameters does, with
+// '.' as separator: with no prefixes, all names with fewer than depth
+// separators (any with DepthRecursive); with prefixes, the names equal to
+// a prefix or below it within depth levels. Names are sorted; Prefixes
+// holds the distinct parents (name up to its last '.') of listed names.
+func (s *Store) List(prefixes []string, depth uint64) ListResult {
+	var res ListResult
+	for _, name := range s.Names() {
+		getAll := len(prefixes) == 0 && (depth == DepthRecursive || uint64(strings.Count(name, ".")) < depth)
+		match := false
+		for _, p := range prefixes {
+			if name == p {
+				match = true
+				break
+			}
+			if strings.HasPrefix(name, p+".") {
+				rest := name[len(p):]
+				if depth == DepthRecursive || uint64(strings.Count(rest, ".")) < depth {
+					match = true
+					break
+				}
+			}
+		}
+		if !getAll && !match {
+			continue
+		}
+		res.Names = append(res.Names, name)
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			if pre := name[:i]; !slices.Contains(res.Prefixes, pre) {
+				res.Prefixes = append(res.Prefixes, pre)
+			}
+		}
+	}
+	return res
+}
+
+// AddOnSetCallback registers a validator run before every change (set or
+// declaration with a value) with the parameters being set. It returns
+// SetResult{Successful: false, Reason: ...} to reject the change.
+// Validators run newest first; the first rejection stops the others.
+func (s *Store) AddOnSetCallback(fn func([]Parameter) SetResult) *CallbackHandle {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.onSet = append(s.onSet, onSetCB{id: s.nextID, fn: fn})
+	return &CallbackHandle{id: s.nextID}
+}
+
+// AddPostSetCallback registers a callback run after every successful change
+// (set or declaration with a value) with the parameters that changed
+// (NOT_SET for deleted ones), in registration order.
+func (s *Store) AddPostSetCallback(fn func([]Parameter)) *CallbackHandle {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.post = append(s.post, postSetCB{id: s.nextID, fn: fn})
+	return &CallbackHandle{id: s.nextID}
+}
+
+// AddEventCallback registers a callback run after every successful
+// declaration, change or removal, with new/changed/deleted parameters (what
+// a node publishes on /parameter_events).
+func (s *Store) AddEventCallback(fn func(Event)) *CallbackHandle {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.events = append(s.events, eventCB{id: s.nextID, fn: fn})
+	return &CallbackHandle{id: s.nextID}
+}
+
+// RemoveCallback unregisters a callback; it reports whether it was found.
+func (s *Store) RemoveCallback(h *CallbackHandle) bool {
+	if h == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.onSet) + len(s.post) + len(s.events)
+	s.onSet = slices.DeleteFunc(s.onSet, func(c onSetCB) bool { return c.id == h.id })
+	s.post = slices.DeleteFunc(s.post, func(c postSetCB) bool { return c.id == h.id })
+	s.events = slices.DeleteFunc(s.events, func(c eventCB) bool { return c.id == h.id })
+	return n != len(s.onSet)+len(s.post)+len(s.events)
+}
+
+func (s *Store) validate(ps []Parameter) SetResult {
+	s.mu.RLock()
+	cbs := slices.Clone(s.onSet)
+	s.mu.RUnlock()
+	arg := slices.Clone(ps)
+	for i := len(cbs) - 1; i >= 0; i-- {
+		r := cbs[i].fn(arg)
+		if !r.Successful {
+			if r.Reason == "" {
+				r.Reason = "rejected by a set-parameters callback"
+			}
+			return r
+		}
+	}
+	return SetResult{Successful: true}
+}
+
+func (s *Store) runPost(ps []Parameter) {
+	s.mu.RLock()
+	cbs := slices.Clone(s.post)
+	s.mu.RUnlock()
+	for _, c := range cbs {
+		c.fn(slices.Clone(ps))
+	}
+}
+
+func (s *Store) runEvents(ev Event) {
+	if len(ev.New)+len(ev.Changed)+len(ev.Deleted) == 0 {
+		return
+	}
+	s.mu.RLock()
+	cbs := slices.Clone(s.events)
+	s.mu.RUnlock()
+	for _, c := range cbs {
+		c.fn(ev)
+	}
+}
