@@ -1,0 +1,719 @@
+// Package intra is the in-process transport of nros-go: publishers and
+// subscriptions in one process exchange serialized samples by direct function
+// call, with no network and no copies on the hot path.
+//
+// # Matching
+//
+// A publisher and a subscription match when their fully qualified topic names
+// are equal, their type names are equal, and rmw.Incompatibility(writer QoS,
+// reader QoS) is "". A pair that shares a topic name but fails either test is
+// never matched; both endpoints receive an rmw.EventIncompatibleQoS event whose
+// Policy names the reason (a QoS policy name such as "RELIABILITY", or
+// PolicyType for differing type names), and the pair is counted in
+// (*Transport).Stats. Matching and unmatching are reported as EventMatched and
+// EventUnmatched. Event.Remote is the other endpoint's GID in hex.
+//
+// # Delivery
+//
+// Publish calls the deliver function of every matched subscription
+// synchronously, on the publishing goroutine (for intra that goroutine is the
+// transport goroutine). The Sample's Data is the caller's slice: it is valid
+// only during the deliver call and must not be modified; a deliver function
+// that keeps the bytes copies them. Successive Publish calls on one publisher
+// from one goroutine are delivered in order; Publish calls made concurrently on
+// one publisher are delivered in an unspecified order, and deliver may be
+// called concurrently when several goroutines publish to the same
+// subscription. A deliver function may publish (on any topic, even its own)
+// and may create or close endpoints: no transport lock is held while it runs.
+//
+// # Durability
+//
+// A TransientLocal publisher keeps its last Depth samples (KeepLast) or its
+// last KeepAllLimit samples (KeepAll). When a TransientLocal subscription
+// matches it later, those samples are replayed to the subscription, oldest
+// first, before any newer sample; the replay is limited to the subscription's
+// own history (its Depth for KeepLast) and skips samples older than the
+// publisher's Lifespan. The replay runs on the goroutine that creates the
+// subscription, before NewSubscription returns. Volatile subscriptions never
+// receive history. Deadline and liveliness take part in matching only.
+package intra
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nros-go/nros/rmw"
+)
+
+// PolicyType is the Event.Policy of an rmw.EventIncompatibleQoS event raised
+// because a publisher and a subscription on one topic name use different type
+// names.
+const PolicyType = "TYPE"
+
+// KeepAllLimit bounds the history a TransientLocal, KeepAll publisher keeps:
+// only its newest KeepAllLimit samples are stored for late joiners.
+const KeepAllLimit = 1000
+
+// ErrClosed is returned by operations on a closed transport or endpoint.
+var ErrClosed = errors.New("intra: closed")
+
+// Option configures a Transport made by New.
+type Option func(*Transport)
+
+// WithNow sets the source of SourceTimestamp (ns since the UNIX epoch) and of
+// lifespan checks. The default reads the system clock.
+func WithNow(now func() int64) Option {
+	return func(t *Transport) { t.now = now }
+}
+
+// processPrefix makes GIDs unique across processes; transportSeq across
+// transports in one process.
+var (
+	processPrefix [8]byte
+	transportSeq  atomic.Uint32
+)
+
+func init() {
+	if _, err := rand.Read(processPrefix[:]); err != nil {
+		binary.BigEndian.PutUint64(processPrefix[:], uint64(time.Now().UnixNano()))
+	}
+}
+
+// Transport is an in-process rmw.Transport. The zero value is not usable;
+// make one with New. Several independent transports may coexist: endpoints of
+// different transports never match.
+type Transport struct {
+	now func() int64
+	id  uint32
+
+	mu        sync.Mutex // guards everything below and every endpoint's match lists
+	closed    bool
+	topics    map[string]*topic
+	entitySeq uint32
+	retired   counters // totals of closed publishers
+	incompQoS uint64
+	incompTyp uint64
+}
+
+type counters struct{ published, delivered uint64 }
+
+type topic struct {
+	name string
+	pubs []*Publisher
+	subs []*Subscription
+}
+
+// New returns an empty, independent transport.
+func New(opts ...Option) *Transport {
+	t := &Transport{
+		now:    func() int64 { return time.Now().UnixNano() },
+		id:     transportSeq.Add(1),
+		topics: make(map[string]*topic),
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+var (
+	defaultOnce sync.Once
+	defaultT    *Transport
+)
+
+// Default returns the process-wide shared transport, created on first use.
+// Closing it makes it unusable for the rest of the process.
+func Default() *Transport {
+	defaultOnce.Do(func() { defaultT = New() })
+	return defaultT
+}
+
+var _ rmw.Transport = (*Transport)(nil)
+
+// newGID builds a DDS-style GUID: 8 bytes per process, 4 per transport, a
+// 3-byte entity counter and the RTPS entity kind (0x03 writer, 0x04 reader,
+// both without key). Called with t.mu held.
+func (t *Transport) newGID(kind byte) [16]byte {
+	t.entitySeq++
+	var g [16]byte
+	copy(g[:8], processPrefix[:])
+	binary.BigEndian.PutUint32(g[8:12], t.id)
+	binary.BigEndian.PutUint32(g[12:16], t.entitySeq<<8|uint32(kind))
+	return g
+}
+
+func gidString(g [16]byte) string { return hex.EncodeToString(g[:]) }
+
+func validate(topicName, typeName string) error {
+	if !strings.HasPrefix(topicName, "/") {
+		return fmt.Errorf("intra: topic %q is not a fully qualified name", topicName)
+	}
+	if typeName == "" {
+		return fmt.Errorf("intra: empty type name for topic %q", topicName)
+	}
+	return nil
+}
+
+// pendingEvent is an event to dispatch once t.mu is released.
+type pendingEvent struct {
+	fn func(rmw.Event)
+	ev rmw.Event
+}
+
+func dispatch(evs []pendingEvent) {
+	for _, e := range evs {
+		if e.fn != nil {
+			e.fn(e.ev)
+		}
+	}
+}
+
+// pair decides whether p and s match; if not, it records the reason and
+// queues incompatibility events for both. Called with t.mu held.
+func (t *Transport) pair(p *Publisher, s *Subscription, evs *[]pendingEvent) bool {
+	policy := ""
+	if p.typeName != s.typeName {
+		policy = PolicyType
+		t.incompTyp++
+	} else if policy = rmw.Incompatibility(p.qos, s.qos); policy != "" {
+		t.incompQoS++
+	}
+	if policy == "" {
+		*evs = append(*evs,
+			pendingEvent{p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.gid)}},
+			pendingEvent{s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.gid)}})
+		return true
+	}
+	*evs = append(*evs,
+		pendingEvent{p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: policy, Remote: gidString(s.gid)}},
+		pendingEvent{s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: policy, Remote: gidString(p.gid)}})
+	return false
+}
+
+func (t *Transport) topicLocked(name string) *topic {
+	tp := t.topics[name]
+	if tp == nil {
+		tp = &topic{name: name}
+		t.topics[name] = tp
+	}
+	return tp
+}
+
+// NewPublisher creates a publisher on topic. The returned value is a
+// *Publisher.
+func (t *Transport) NewPublisher(node rmw.NodeInfo, topicName, typeName string, qos rmw.QoS, opts rmw.EndpointOptions) (rmw.Publisher, error) {
+	if err := validate(topicName, typeName); err != nil {
+		return nil, err
+	}
+	qos = qos.Normalize()
+	p := &Publisher{t: t, node: node, topic: topicName, typeName: typeName, qos: qos, onEvent: opts.OnEvent}
+	if qos.Durability == rmw.TransientLocal {
+		p.histCap = qos.Depth
+		if qos.History == rmw.KeepAll || p.histCap > KeepAllLimit {
+			p.histCap = KeepAllLimit
+		}
+	}
+	var evs []pendingEvent
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.gid = t.newGID(0x03)
+	tp := t.topicLocked(topicName)
+	tp.pubs = append(tp.pubs, p)
+	var links []*link
+	for _, s := range tp.subs {
+		if t.pair(p, s, &evs) {
+			links = append(links, &link{sub: s, pub: p})
+			s.pubs = append(s.pubs, p)
+		}
+	}
+	p.links = links
+	p.storeSnapshot()
+	t.mu.Unlock()
+	dispatch(evs)
+	return p, nil
+}
+
+// NewSubscription creates a subscription on topic. deliver is called for every
+// sample of every matched publisher (see the package documentation for the
+// delivery rules). History of matching TransientLocal publishers is replayed
+// before NewSubscription returns. The returned value is a *Subscription.
+func (t *Transport) NewSubscription(node rmw.NodeInfo, topicName, typeName string, qos rmw.QoS, deliver func(rmw.Sample), opts rmw.EndpointOptions) (rmw.Subscription, error) {
+	if err := validate(topicName, typeName); err != nil {
+		return nil, err
+	}
+	if deliver == nil {
+		return nil, fmt.Errorf("intra: nil deliver function for topic %q", topicName)
+	}
+	qos = qos.Normalize()
+	s := &Subscription{t: t, node: node, topic: topicName, typeName: typeName, qos: qos, deliver: deliver, onEvent: opts.OnEvent}
+	type replay struct {
+		l    *link
+		hist []rmw.Sample
+	}
+	var (
+		evs     []pendingEvent
+		replays []replay
+	)
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s.gid = t.newGID(0x04)
+	tp := t.topicLocked(topicName)
+	tp.subs = append(tp.subs, s)
+	for _, p := range tp.pubs {
+		if !t.pair(p, s, &evs) {
+			continue
+		}
+		s.pubs = append(s.pubs, p)
+		l := &link{sub: s, pub: p}
+		p.histMu.Lock()
+		if p.histCap > 0 && qos.Durability == rmw.TransientLocal {
+			if h := p.historyFor(qos); len(h) > 0 {
+				l.replaying.Store(true)
+				replays = append(replays, replay{l, h})
+			}
+		}
+		p.links = append(p.links[:len(p.links):len(p.links)], l)
+		p.storeSnapshot()
+		p.histMu.Unlock()
+	}
+	t.mu.Unlock()
+	dispatch(evs)
+	for _, r := range replays {
+		r.l.replay(r.hist)
+	}
+	return s, nil
+}
+
+// Close closes every endpoint of the transport. Further Publish calls and
+// endpoint creations fail with ErrClosed. No events are raised. Close is
+// idempotent and always returns nil.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	for _, tp := range t.topics {
+		for _, p := range tp.pubs {
+			p.closeLocked()
+		}
+		for _, s := range tp.subs {
+			s.closed.Store(true)
+			s.pubs = nil
+		}
+	}
+	t.topics = map[string]*topic{}
+	return nil
+}
+
+// Stats are counters of a transport since it was made.
+type Stats struct {
+	Publishers    int // open publishers
+	Subscriptions int // open subscriptions
+	// Published counts successful Publish calls; Delivered counts deliver
+	// calls (history replays included).
+	Published, Delivered uint64
+	// IncompatibleQoS counts publisher/subscription pairs refused for a QoS
+	// policy; IncompatibleType pairs refused for differing type names. Each
+	// pair is counted once, when the later of the two is created.
+	IncompatibleQoS, IncompatibleType uint64
+}
+
+// Stats returns the transport's counters.
+func (t *Transport) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := Stats{
+		Published:        t.retired.published,
+		Delivered:        t.retired.delivered,
+		IncompatibleQoS:  t.incompQoS,
+		IncompatibleType: t.incompTyp,
+	}
+	for _, tp := range t.topics {
+		st.Publishers += len(tp.pubs)
+		st.Subscriptions += len(tp.subs)
+		for _, p := range tp.pubs {
+			st.Published += p.published.Load()
+			st.Delivered += p.delivered.Load()
+		}
+	}
+	return st
+}
+
+// TopicInfo describes one (topic name, type name) pair in the graph.
+type TopicInfo struct {
+	Name          string
+	Type          string
+	Publishers    int
+	Subscriptions int
+}
+
+// Topics lists every topic name and type with open endpoints, sorted by name
+// then type. A name used with two types appears twice.
+func (t *Transport) Topics() []TopicInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	idx := map[[2]string]*TopicInfo{}
+	var out []*TopicInfo
+	get := func(name, typ string) *TopicInfo {
+		k := [2]string{name, typ}
+		if ti := idx[k]; ti != nil {
+			return ti
+		}
+		ti := &TopicInfo{Name: name, Type: typ}
+		idx[k] = ti
+		out = append(out, ti)
+		return ti
+	}
+	for _, tp := range t.topics {
+		for _, p := range tp.pubs {
+			get(tp.name, p.typeName).Publishers++
+		}
+		for _, s := range tp.subs {
+			get(tp.name, s.typeName).Subscriptions++
+		}
+	}
+	res := make([]TopicInfo, len(out))
+	for i, ti := range out {
+		res[i] = *ti
+	}
+	sort.Slice(res, func(i, j int) bool {
+		if res[i].Name != res[j].Name {
+			return res[i].Name < res[j].Name
+		}
+		return res[i].Type < res[j].Type
+	})
+	return res
+}
+
+// EndpointInfo describes one open endpoint.
+type EndpointInfo struct {
+	Topic     string
+	Type      string
+	Node      rmw.NodeInfo
+	Publisher bool // false: a subscription
+	GID       [16]byte
+	QoS       rmw.QoS // normalized
+}
+
+// Endpoints lists the open endpoints on topic (all topics when topic is ""),
+// sorted by topic, publishers first, then by GID.
+func (t *Transport) Endpoints(topicName string) []EndpointInfo {
+	t.mu.Lock()
+	var res []EndpointInfo
+	for _, tp := range t.topics {
+		if topicName != "" && tp.name != topicName {
+			continue
+		}
+		for _, p := range tp.pubs {
+			res = append(res, EndpointInfo{tp.name, p.typeName, p.node, true, p.gid, p.qos})
+		}
+		for _, s := range tp.subs {
+			res = append(res, EndpointInfo{tp.name, s.typeName, s.node, false, s.gid, s.qos})
+		}
+	}
+	t.mu.Unlock()
+	sort.Slice(res, func(i, j int) bool {
+		a, b := res[i], res[j]
+		if a.Topic != b.Topic {
+			return a.Topic < b.Topic
+		}
+		if a.Publisher != b.Publisher {
+			return a.Publisher
+		}
+		return string(a.GID[:]) < string(b.GID[:])
+	})
+	return res
+}
+
+// link is one matched (publisher, subscription) pair as seen by Publish.
+type link struct {
+	sub *Subscription
+	pub *Publisher
+	// replaying is set while transient-local history is being replayed to
+	// sub; Publish then queues samples in pending instead of delivering.
+	replaying atomic.Bool
+	mu        sync.Mutex
+	pending   []rmw.Sample
+}
+
+// replay delivers hist, then whatever Publish queued meanwhile, then switches
+// the link to direct delivery.
+func (l *link) replay(hist []rmw.Sample) {
+	batch := hist
+	for {
+		for _, smp := range batch {
+			if l.sub.closed.Load() {
+				break
+			}
+			l.sub.deliver(smp)
+			l.pub.delivered.Add(1)
+		}
+		l.mu.Lock()
+		if len(l.pending) == 0 || l.sub.closed.Load() {
+			l.pending = nil
+			l.replaying.Store(false)
+			l.mu.Unlock()
+			return
+		}
+		batch, l.pending = l.pending, nil
+		l.mu.Unlock()
+	}
+}
+
+// Publisher is the intra implementation of rmw.Publisher.
+type Publisher struct {
+	t        *Transport
+	node     rmw.NodeInfo
+	topic    string
+	typeName string
+	qos      rmw.QoS
+	gid      [16]byte
+	onEvent  func(rmw.Event)
+
+	closed    atomic.Bool
+	snap      atomic.Pointer[[]*link] // immutable; replaced under t.mu (+histMu)
+	links     []*link                 // guarded by t.mu; the source of snap
+	published atomic.Uint64
+	delivered atomic.Uint64
+
+	// histMu orders history appends against snapshot changes, so that a
+	// late-joining subscription sees each sample exactly once, either in its
+	// replay or live. Only TransientLocal publishers take it in Publish.
+	histMu  sync.Mutex
+	histCap int          // 0: no history kept
+	hist    []rmw.Sample // ring of up to histCap samples
+	histPos int          // index of the oldest sample once full
+}
+
+var _ rmw.Publisher = (*Publisher)(nil)
+
+// GID returns the publisher's unique identifier, as found in
+// Sample.PublisherGID.
+func (p *Publisher) GID() [16]byte { return p.gid }
+
+// storeSnapshot publishes p.links to Publish. Called with t.mu held.
+func (p *Publisher) storeSnapshot() {
+	s := p.links
+	p.snap.Store(&s)
+}
+
+// historyFor returns the stored samples a reader with qos should get,
+// oldest first. Called with histMu held.
+func (p *Publisher) historyFor(qos rmw.QoS) []rmw.Sample {
+	n := len(p.hist)
+	out := make([]rmw.Sample, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, p.hist[(p.histPos+i)%n])
+	}
+	if p.qos.Lifespan > 0 {
+		cut := p.t.now() - int64(p.qos.Lifespan)
+		k := 0
+		for k < len(out) && out[k].SourceTimestamp < cut {
+			k++
+		}
+		out = out[k:]
+	}
+	if qos.History == rmw.KeepLast && len(out) > qos.Depth {
+		out = out[len(out)-qos.Depth:]
+	}
+	return out
+}
+
+// Publish delivers data to every matched subscription before returning. data
+// is not retained (TransientLocal publishers store a copy).
+func (p *Publisher) Publish(data []byte) error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	smp := rmw.Sample{Data: data, SourceTimestamp: p.t.now(), PublisherGID: p.gid}
+	var links []*link
+	if p.histCap > 0 {
+		p.histMu.Lock()
+		if p.closed.Load() {
+			p.histMu.Unlock()
+			return ErrClosed
+		}
+		stored := smp
+		stored.Data = append([]byte(nil), data...)
+		if len(p.hist) < p.histCap {
+			p.hist = append(p.hist, stored)
+		} else {
+			p.hist[p.histPos] = stored
+			p.histPos = (p.histPos + 1) % p.histCap
+		}
+		links = *p.snap.Load()
+		p.histMu.Unlock()
+	} else {
+		links = *p.snap.Load()
+	}
+	p.published.Add(1)
+	var n uint64
+	for _, l := range links {
+		if l.sub.closed.Load() {
+			continue
+		}
+		if l.replaying.Load() && l.enqueue(smp) {
+			continue
+		}
+		l.sub.deliver(smp)
+		n++
+	}
+	if n > 0 {
+		p.delivered.Add(n)
+	}
+	return nil
+}
+
+// enqueue queues a copy of smp if the link is still replaying.
+func (l *link) enqueue(smp rmw.Sample) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.replaying.Load() {
+		return false
+	}
+	smp.Data = append([]byte(nil), smp.Data...)
+	l.pending = append(l.pending, smp)
+	return true
+}
+
+// MatchedSubscriptions returns how many subscriptions are matched.
+func (p *Publisher) MatchedSubscriptions() int {
+	if p.closed.Load() {
+		return 0
+	}
+	return len(*p.snap.Load())
+}
+
+// Close unmatches the publisher (matched subscriptions get EventUnmatched)
+// and makes further Publish calls fail with ErrClosed. It is idempotent.
+func (p *Publisher) Close() error {
+	t := p.t
+	var evs []pendingEvent
+	t.mu.Lock()
+	if p.closed.Load() {
+		t.mu.Unlock()
+		return nil
+	}
+	for _, l := range p.links {
+		s := l.sub
+		s.pubs = remove(s.pubs, p)
+		evs = append(evs, pendingEvent{s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(p.gid)}})
+	}
+	p.closeLocked()
+	if tp := t.topics[p.topic]; tp != nil {
+		tp.pubs = remove(tp.pubs, p)
+		t.dropIfEmpty(tp)
+	}
+	t.mu.Unlock()
+	dispatch(evs)
+	return nil
+}
+
+// closeLocked marks p closed and retires its counters. Called with t.mu held.
+func (p *Publisher) closeLocked() {
+	p.histMu.Lock()
+	p.closed.Store(true)
+	p.links = nil
+	p.storeSnapshot()
+	p.hist = nil
+	p.histMu.Unlock()
+	p.t.retired.published += p.published.Load()
+	p.t.retired.delivered += p.delivered.Load()
+}
+
+func (t *Transport) dropIfEmpty(tp *topic) {
+	if len(tp.pubs) == 0 && len(tp.subs) == 0 {
+		delete(t.topics, tp.name)
+	}
+}
+
+// remove returns xs without x, never modifying the original backing array
+// (snapshots may share it).
+func remove[T comparable](xs []T, x T) []T {
+	out := make([]T, 0, len(xs))
+	for _, y := range xs {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// Subscription is the intra implementation of rmw.Subscription.
+type Subscription struct {
+	t        *Transport
+	node     rmw.NodeInfo
+	topic    string
+	typeName string
+	qos      rmw.QoS
+	gid      [16]byte
+	deliver  func(rmw.Sample)
+	onEvent  func(rmw.Event)
+
+	closed atomic.Bool
+	pubs   []*Publisher // matched publishers, guarded by t.mu
+}
+
+var _ rmw.Subscription = (*Subscription)(nil)
+
+// GID returns the subscription's unique identifier.
+func (s *Subscription) GID() [16]byte { return s.gid }
+
+// MatchedPublishers returns how many publishers are matched.
+func (s *Subscription) MatchedPublishers() int {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	return len(s.pubs)
+}
+
+// Close unmatches the subscription (matched publishers get EventUnmatched).
+// Once Close returns, deliver is not called for samples published afterwards;
+// a Publish already running on another goroutine may still finish its call.
+// It is idempotent.
+func (s *Subscription) Close() error {
+	t := s.t
+	var evs []pendingEvent
+	t.mu.Lock()
+	if s.closed.Load() {
+		t.mu.Unlock()
+		return nil
+	}
+	s.closed.Store(true)
+	for _, p := range s.pubs {
+		p.histMu.Lock()
+		links := make([]*link, 0, len(p.links))
+		for _, l := range p.links {
+			if l.sub != s {
+				links = append(links, l)
+			}
+		}
+		p.links = links
+		p.storeSnapshot()
+		p.histMu.Unlock()
+		evs = append(evs, pendingEvent{p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(s.gid)}})
+	}
+	s.pubs = nil
+	if tp := t.topics[s.topic]; tp != nil {
+		tp.subs = remove(tp.subs, s)
+		t.dropIfEmpty(tp)
+	}
+	t.mu.Unlock()
+	dispatch(evs)
+	return nil
+}
