@@ -1,0 +1,237 @@
+package rosargs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Length limits of rmw: a fully qualified topic name may have at most
+// MaxTopicNameLength characters, a namespace two fewer, a node name 255.
+const (
+	MaxTopicNameLength = 247
+	MaxNamespaceLength = MaxTopicNameLength - 2
+	MaxNodeNameLength  = 255
+)
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// ValidateNodeName checks a node name (no namespace) against rmw's rules:
+// non-empty, only letters, digits and '_', not starting with a digit, at
+// most MaxNodeNameLength characters.
+func ValidateNodeName(name string) error {
+	if name == "" {
+		return errors.New("node name must not be empty")
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '_' {
+			return fmt.Errorf("node name %q must not contain %q (index %d)", name, c, i)
+		}
+	}
+	if isDigit(name[0]) {
+		return fmt.Errorf("node name %q must not start with a number", name)
+	}
+	if len(name) > MaxNodeNameLength {
+		return fmt.Errorf("node name %q is longer than %d characters", name, MaxNodeNameLength)
+	}
+	return nil
+}
+
+// validateAbsolute checks a fully qualified name of '/'-separated tokens.
+func validateAbsolute(what, name string, allowRoot bool, maxLen int) error {
+	if name == "" {
+		return fmt.Errorf("%s must not be empty", what)
+	}
+	if name[0] != '/' {
+		return fmt.Errorf("%s %q must be absolute (start with '/')", what, name)
+	}
+	if name == "/" {
+		if allowRoot {
+			return nil
+		}
+		return fmt.Errorf("%s must not be just '/'", what)
+	}
+	if name[len(name)-1] == '/' {
+		return fmt.Errorf("%s %q must not end with '/'", what, name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '/':
+			if i > 0 && name[i-1] == '/' {
+				return fmt.Errorf("%s %q must not contain '//' (index %d)", what, name, i)
+			}
+			if i+1 < len(name) && isDigit(name[i+1]) {
+				return fmt.Errorf("%s %q has a token starting with a number (index %d)", what, name, i+1)
+			}
+		case isAlnum(c) || c == '_':
+		default:
+			return fmt.Errorf("%s %q must not contain %q (index %d)", what, name, c, i)
+		}
+	}
+	if len(name) > maxLen {
+		return fmt.Errorf("%s %q is longer than %d characters", what, name, maxLen)
+	}
+	return nil
+}
+
+// ValidateNamespace checks a node namespace against rmw's rules: absolute,
+// "/" or '/'-separated tokens of letters, digits and '_' not starting with
+// a digit, no trailing or doubled '/', at most MaxNamespaceLength long.
+func ValidateNamespace(ns string) error {
+	return validateAbsolute("namespace", ns, true, MaxNamespaceLength)
+}
+
+// ValidateFullTopicName checks a fully qualified (expanded) topic or
+// service name against rmw's rules.
+func ValidateFullTopicName(name string) error {
+	return validateAbsolute("topic name", name, false, MaxTopicNameLength)
+}
+
+// ValidateTopicName checks a topic or service name before expansion, as
+// rcl_validate_topic_name does: non-empty; only letters, digits, '_', '/',
+// '~', '{' and '}'; no trailing '/', no '//'; not starting with a digit,
+// nor any token; '~' only first and then followed by '/' (or alone);
+// '{...}' substitutions balanced, non-empty, of letters, digits and '_',
+// not starting with a digit.
+func ValidateTopicName(name string) error {
+	if name == "" {
+		return errors.New("topic name must not be empty")
+	}
+	if name[len(name)-1] == '/' {
+		return fmt.Errorf("topic name %q must not end with '/'", name)
+	}
+	if isDigit(name[0]) {
+		return fmt.Errorf("topic name %q must not start with a number", name)
+	}
+	inSub := -1
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if inSub >= 0 {
+			switch {
+			case c == '}':
+				if i == inSub+1 {
+					return fmt.Errorf("topic name %q has an empty substitution (index %d)", name, inSub)
+				}
+				inSub = -1
+			case isAlnum(c) || c == '_':
+				if i == inSub+1 && isDigit(c) {
+					return fmt.Errorf("topic name %q has a substitution starting with a number (index %d)", name, i)
+				}
+			default:
+				return fmt.Errorf("topic name %q has %q inside a substitution (index %d)", name, c, i)
+			}
+			continue
+		}
+		switch {
+		case c == '{':
+			inSub = i
+		case c == '}':
+			return fmt.Errorf("topic name %q has an unmatched '}' (index %d)", name, i)
+		case c == '~':
+			if i != 0 {
+				return fmt.Errorf("topic name %q has '~' not at the start (index %d)", name, i)
+			}
+			if len(name) > 1 && name[1] != '/' {
+				return fmt.Errorf("topic name %q: '~' must be followed by '/'", name)
+			}
+		case c == '/':
+			if i > 0 && name[i-1] == '/' {
+				return fmt.Errorf("topic name %q must not contain '//' (index %d)", name, i)
+			}
+			if i+1 < len(name) && isDigit(name[i+1]) {
+				return fmt.Errorf("topic name %q has a token starting with a number (index %d)", name, i+1)
+			}
+		case isAlnum(c) || c == '_':
+		default:
+			return fmt.Errorf("topic name %q must not contain %q (index %d)", name, c, i)
+		}
+	}
+	if inSub >= 0 {
+		return fmt.Errorf("topic name %q has an unmatched '{' (index %d)", name, inSub)
+	}
+	return nil
+}
+
+// ExpandTopicName turns a topic or service name into a fully qualified one
+// for a node, as rcl_expand_topic_name does: "~" becomes the node's fully
+// qualified name, "{node}" the node name, "{ns}" and "{namespace}" the
+// namespace (other substitutions are an error), and a relative name is
+// put under the namespace. The inputs and the result are validated.
+func ExpandTopicName(name, nodeName, namespace string) (string, error) {
+	if err := ValidateTopicName(name); err != nil {
+		return "", err
+	}
+	if err := ValidateNodeName(nodeName); err != nil {
+		return "", err
+	}
+	if err := ValidateNamespace(namespace); err != nil {
+		return "", err
+	}
+	nodeFQN := namespace + "/" + nodeName
+	if namespace == "/" {
+		nodeFQN = "/" + nodeName
+	}
+	out := name
+	if strings.HasPrefix(out, "~") {
+		out = nodeFQN + out[1:]
+	}
+	if strings.Contains(out, "{") {
+		var b strings.Builder
+		for len(out) > 0 {
+			i := strings.IndexByte(out, '{')
+			if i < 0 {
+				b.WriteString(out)
+				break
+			}
+			b.WriteString(out[:i])
+			j := strings.IndexByte(out[i:], '}') + i
+			key := out[i+1 : j]
+			out = out[j+1:]
+			switch key {
+			case "node":
+				b.WriteString(nodeName)
+			case "ns", "namespace":
+				if namespace == "/" {
+					// "{ns}/x" in the root namespace is "/x", not "//x".
+					if b.Len() == 0 && strings.HasPrefix(out, "/") {
+						break
+					}
+					b.WriteString("/")
+				} else {
+					b.WriteString(namespace)
+				}
+			default:
+				return "", fmt.Errorf("topic name %q has an unknown substitution {%s}", name, key)
+			}
+		}
+		out = b.String()
+	}
+	if !strings.HasPrefix(out, "/") {
+		if namespace == "/" {
+			out = "/" + out
+		} else {
+			out = namespace + "/" + out
+		}
+	}
+	if err := ValidateFullTopicName(out); err != nil {
+		return "", fmt.Errorf("expanding %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// NormalizeNamespace turns a namespace as users write it into an absolute
+// one, as rclcpp does for node construction: "" → "/", "foo" → "/foo".
+func NormalizeNamespace(ns string) string {
+	if ns == "" {
+		return "/"
+	}
+	if ns[0] != '/' {
+		return "/" + ns
+	}
+	return ns
+}
