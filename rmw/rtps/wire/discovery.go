@@ -662,6 +662,9 @@ func (r plReader) strings(pid ParameterID, v []byte) ([]string, error) {
 	if uint64(n)*4 > uint64(len(v)-4) {
 		return nil, badParam(pid, "sequence length")
 	}
+	if n == 0 {
+		return nil, nil
+	}
 	out := make([]string, 0, n)
 	off := 4
 	for range n {
