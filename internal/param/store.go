@@ -407,7 +407,9 @@ func (s *Store) Types(names ...string) []Type {
 // List lists declared parameters as rclcpp's list_parameters does, with
 // '.' as separator: with no prefixes, all names with fewer than depth
 // separators (any with DepthRecursive); with prefixes, the names equal to
-// a prefix or below it within depth levels. Names are sorted; Prefixes
+// a prefix or below it with fewer than depth separators counted from the
+// end of the prefix (so, as in rclcpp, depth 2 lists a prefix's direct
+// children and depth 1 nothing below it). Names are sorted; Prefixes
 // holds the distinct parents (name up to its last '.') of listed names.
 func (s *Store) List(prefixes []string, depth uint64) ListResult {
 	var res ListResult

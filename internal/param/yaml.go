@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -288,7 +289,9 @@ func LoadYAML(data []byte) (*File, error) {
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); err == io.EOF {
+		return &File{}, nil // an empty file sets nothing
+	} else if err != nil {
 		return nil, fmt.Errorf("invalid YAML: %v", err)
 	}
 	var extra yaml.Node
