@@ -331,8 +331,10 @@ var implicitNonString = regexp.MustCompile(`^(?:` +
 	`|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?` +
 	`)$`)
 
+// printable is PyYAML's notion of a character that may appear unescaped
+// (tab and CR are not: they force double quotes).
 func printable(r rune) bool {
-	return r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
+	return r == '\n' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
 		(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd && r != 0xfeff) || (r >= 0x10000 && r <= 0x10ffff)
 }
 

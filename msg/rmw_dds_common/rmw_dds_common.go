@@ -128,7 +128,11 @@ type ParticipantEntitiesInfo struct {
 	NodeEntitiesInfoSeq []NodeEntitiesInfo
 	// GidSize selects the layout: GidSizeHumble or GidSizeJazzy. Marshal
 	// treats 0 as Humble. Unmarshal with 0 detects the layout (the one that
-	// consumes the sample exactly, Humble first) and stores it here.
+	// consumes the sample up to at most 3 padding bytes, Humble first) and
+	// stores it here. Detection is a heuristic: a Jazzy sample with no
+	// nodes is 20 bytes, the same as the first 20 bytes of any Humble
+	// sample, so a receiver that knows the peer's distro (Jazzy endpoints
+	// announce typehash= in USER_DATA, Humble ones do not) should set it.
 	GidSize int
 }
 
@@ -166,12 +170,12 @@ func (p *ParticipantEntitiesInfo) UnmarshalCDR(d *cdr.Decoder) error {
 	}
 	*d = start
 	p.unmarshal(d, GidSizeJazzy)
-	if d.Err() == nil && (d.Remaining() <= 3 || humbleErr != nil) {
+	if d.Err() == nil && d.Remaining() <= 3 {
 		p.GidSize = GidSizeJazzy
 		return nil
 	}
-	// Neither fits exactly: fall back to Humble (its error, or its result
-	// with trailing bytes).
+	// Neither layout fits exactly: report Humble's result (its error, or
+	// its decoding with trailing bytes).
 	*d = start
 	p.unmarshal(d, GidSizeHumble)
 	if d.Err() == nil {
