@@ -322,7 +322,7 @@ func (e *Executor) passCount() (int, passResult) {
 	for _, t := range due {
 		if e.fireTimer(t) {
 			n++
-			if perr := e.invoke("timer", t.id, t.Name(), t.cb); perr != nil && err == nil {
+			if perr := e.invokeTimer(t); perr != nil && err == nil {
 				err = perr
 			}
 		}
@@ -368,13 +368,13 @@ func (e *Executor) fireTimer(t *Timer) bool {
 	return true
 }
 
-func (e *Executor) invoke(kind string, id uint64, name string, fn func()) (err error) {
+func (e *Executor) invokeTimer(t *Timer) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = e.reportPanic(&CallbackPanicError{Kind: kind, ID: id, Name: name, Value: v, Stack: debug.Stack()})
+			err = e.reportPanic(&CallbackPanicError{Kind: "timer", ID: t.id, Name: t.Name(), Value: v, Stack: debug.Stack()})
 		}
 	}()
-	fn()
+	t.cb()
 	return nil
 }
 
