@@ -13,6 +13,12 @@
 // (*Transport).Stats. Matching and unmatching are reported as EventMatched and
 // EventUnmatched. Event.Remote is the other endpoint's GID in hex.
 //
+// Events are dispatched in the order the graph changed, with no transport
+// lock held, so an OnEvent function may call the transport. Usually they run
+// on the goroutine whose call caused them, before that call returns; when
+// several goroutines change the graph at once, one of them may dispatch the
+// others' events. Closing the transport raises no events.
+//
 // # Delivery
 //
 // Publish calls the deliver function of every matched subscription
@@ -101,6 +107,10 @@ type Transport struct {
 	retired   counters // totals of closed publishers
 	incompQoS uint64
 	incompTyp uint64
+
+	evMu     sync.Mutex // guards evq and draining; taken after mu, never held during OnEvent
+	evq      []pendingEvent
+	draining bool
 }
 
 type counters struct{ published, delivered uint64 }
@@ -168,12 +178,50 @@ type pendingEvent struct {
 	ev rmw.Event
 }
 
-func dispatch(evs []pendingEvent) {
-	for _, e := range evs {
-		if e.fn != nil {
-			e.fn(e.ev)
-		}
+// queueEvents appends evs to the transport's event queue, so that events are
+// dispatched in the order the graph changed. Called with t.mu held.
+func (t *Transport) queueEvents(evs []pendingEvent) {
+	if len(evs) == 0 {
+		return
 	}
+	t.evMu.Lock()
+	t.evq = append(t.evq, evs...)
+	t.evMu.Unlock()
+}
+
+// drainEvents dispatches queued events unless another goroutine (or an
+// enclosing call on this one) is already doing so; that one then dispatches
+// them. No transport lock is held while an OnEvent function runs, so it may
+// use the transport.
+func (t *Transport) drainEvents() {
+	t.evMu.Lock()
+	if t.draining {
+		t.evMu.Unlock()
+		return
+	}
+	t.draining = true
+	done := false
+	defer func() {
+		if !done { // an OnEvent panicked: let later calls dispatch again
+			t.evMu.Lock()
+			t.draining = false
+			t.evMu.Unlock()
+		}
+	}()
+	for len(t.evq) > 0 {
+		batch := t.evq
+		t.evq = nil
+		t.evMu.Unlock()
+		for _, e := range batch {
+			if e.fn != nil {
+				e.fn(e.ev)
+			}
+		}
+		t.evMu.Lock()
+	}
+	t.draining = false
+	done = true
+	t.evMu.Unlock()
 }
 
 // pair decides whether p and s match; if not, it records the reason and
@@ -239,8 +287,9 @@ func (t *Transport) NewPublisher(node rmw.NodeInfo, topicName, typeName string, 
 	}
 	p.links = links
 	p.storeSnapshot()
+	t.queueEvents(evs)
 	t.mu.Unlock()
-	dispatch(evs)
+	t.drainEvents()
 	return p, nil
 }
 
@@ -290,8 +339,9 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topicName, typeName strin
 		p.storeSnapshot()
 		p.histMu.Unlock()
 	}
+	t.queueEvents(evs)
 	t.mu.Unlock()
-	dispatch(evs)
+	t.drainEvents()
 	for _, r := range replays {
 		r.l.replay(r.hist)
 	}
@@ -620,8 +670,9 @@ func (p *Publisher) Close() error {
 		tp.pubs = remove(tp.pubs, p)
 		t.dropIfEmpty(tp)
 	}
+	t.queueEvents(evs)
 	t.mu.Unlock()
-	dispatch(evs)
+	t.drainEvents()
 	return nil
 }
 
@@ -713,7 +764,8 @@ func (s *Subscription) Close() error {
 		tp.subs = remove(tp.subs, s)
 		t.dropIfEmpty(tp)
 	}
+	t.queueEvents(evs)
 	t.mu.Unlock()
-	dispatch(evs)
+	t.drainEvents()
 	return nil
 }

@@ -477,6 +477,60 @@ func TestEventCallbackMayUseTransport(t *testing.T) {
 	mustSub(t, tr, "/e", strType, reliable, &r)
 }
 
+// Under concurrent creation and closing, each subscription sees, per remote,
+// Matched then Unmatched, and its net count equals MatchedPublishers.
+func TestEventOrderUnderConcurrency(t *testing.T) {
+	tr := New()
+	defer tr.Close()
+	var mu sync.Mutex
+	state := map[string]rmw.EventKind{}
+	net := 0
+	bad := ""
+	s, err := tr.NewSubscription(node, "/ev", strType, reliable, func(rmw.Sample) {}, rmw.EndpointOptions{OnEvent: func(e rmw.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		prev := state[e.Remote]
+		switch {
+		case e.Kind == rmw.EventMatched && prev == 0:
+			net++
+		case e.Kind == rmw.EventUnmatched && prev == rmw.EventMatched:
+			net--
+		default:
+			bad = fmt.Sprintf("remote %s: %v after %v", e.Remote, e.Kind, prev)
+		}
+		state[e.Remote] = e.Kind
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				p, err := tr.NewPublisher(node, "/ev", strType, reliable, rmw.EndpointOptions{})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if i%3 != 0 {
+					p.Close()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if bad != "" {
+		t.Fatal(bad)
+	}
+	if m := s.MatchedPublishers(); m != net || m != 4*34 {
+		t.Fatalf("MatchedPublishers %d, net events %d", m, net)
+	}
+}
+
 func TestTopicsAndEndpoints(t *testing.T) {
 	tr := New()
 	defer tr.Close()
