@@ -1,0 +1,277 @@
+// Package demo is `nros demo`: an in-process simulated clock follows a
+// script and drives a node with one ROS-time timer and one wall timer, so
+// that every edge of simulated time (pause, rates, backward and forward
+// jumps, the first sample replacing system time) shows on one timeline.
+//
+// Output (stdout), one line per event:
+//
+//	clock <wall_unix_ns> <ros_time_ns>                  a /clock sample was published
+//	ros   <wall_unix_ns> <ros_time_ns> <overruns_total> the ROS-time timer fired
+//	wall  <wall_unix_ns> <ros_time_ns>                  the wall timer fired
+//
+// and a human summary per script step on stderr.
+package demo
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/internal/clockscript"
+)
+
+// DefaultScript walks through every edge of the spec in nine seconds.
+const DefaultScript = "start=100.0;pause 1s;play 1x 2s;pause 1s;play 2x 1s;play 0.5x 2s;jump -5s;play 1x 1s;jump +10s;play 1x 1s"
+
+// Config is what the command line sets.
+type Config struct {
+	Script     string
+	Hz         float64
+	Period     time.Duration // ROS-time timer
+	WallPeriod time.Duration // wall timer
+	Overrun    nros.TimerOverrunPolicy
+	Stdout     io.Writer
+	Stderr     io.Writer
+}
+
+// stepStats is what happened during one script step.
+type stepStats struct {
+	rosFires, wallFires, samples int
+	overruns                     uint64
+	simFirst, simLast            int64
+	seen                         bool
+}
+
+// Run plays the script to its end and returns nil, or an error for a bad
+// configuration or when ctx is canceled first.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Script == "" {
+		cfg.Script = DefaultScript
+	}
+	if cfg.Hz == 0 {
+		cfg.Hz = 100
+	}
+	if cfg.Hz < 0 || cfg.Hz > 1e6 || cfg.Hz != cfg.Hz {
+		return fmt.Errorf("demo: --hz %v out of range (0, 1e6]", cfg.Hz)
+	}
+	if cfg.Period == 0 {
+		cfg.Period = 100 * time.Millisecond
+	}
+	if cfg.WallPeriod == 0 {
+		cfg.WallPeriod = 100 * time.Millisecond
+	}
+	if cfg.Period < 0 || cfg.WallPeriod < 0 {
+		return errors.New("demo: timer periods must be positive")
+	}
+	script, err := clockscript.Parse(cfg.Script)
+	if err != nil {
+		return fmt.Errorf("demo: --script: %w", err)
+	}
+	steps := script.Steps()
+
+	out := &lineWriter{w: bufio.NewWriter(cfg.Stdout)}
+	defer out.flush()
+
+	rctx := nros.NewContext()
+	node, err := nros.NewNode("demo", nros.WithContext(rctx))
+	if err != nil {
+		return err
+	}
+	exec := nros.NewExecutor(nros.WithExecutorContext(rctx))
+	clk := node.Clock()
+
+	var mu sync.Mutex
+	stats := make([]stepStats, len(steps)+1)
+	var curStep atomic.Int64 // the step the latest sample belongs to
+	start := time.Now()
+	// An instant belongs to the step that led up to it: the sample at the
+	// end of a play step carries that step's last sim time.
+	stepAtWall := func(w time.Duration) int {
+		if w > 0 {
+			w--
+		}
+		_, st := script.SimAt(w)
+		if st.Mode == clockscript.Ended {
+			return steps[len(steps)-1].Index
+		}
+		return st.Step
+	}
+	index := func(idx int) int { // step index -> position in steps
+		for i, s := range steps {
+			if s.Index == idx {
+				return i
+			}
+		}
+		return len(steps)
+	}
+
+	var rosTimer *nros.Timer
+	rosTimer, err = node.CreateTimer(clk, cfg.Period, func() {
+		now := clk.Now().Nanoseconds()
+		over := rosTimer.Overruns()
+		out.printf("ros %d %d %d\n", time.Now().UnixNano(), now, over)
+		mu.Lock()
+		s := &stats[curStep.Load()]
+		s.rosFires++
+		mu.Unlock()
+	}, nros.WithOverrunPolicy(cfg.Overrun), nros.WithTimerName("ros"))
+	if err != nil {
+		return err
+	}
+	_, err = node.CreateWallTimer(cfg.WallPeriod, func() {
+		wall := time.Now()
+		out.printf("wall %d %d\n", wall.UnixNano(), clk.Now().Nanoseconds())
+		mu.Lock()
+		stats[index(stepAtWall(wall.Sub(start)))].wallFires++
+		mu.Unlock()
+	}, nros.WithTimerName("wall"))
+	if err != nil {
+		return err
+	}
+	if err := exec.AddNode(node); err != nil {
+		return err
+	}
+	src := newClockSource(rctx)
+	defer src.close()
+
+	spinCtx, stopSpin := context.WithCancel(ctx)
+	spun := make(chan error, 1)
+	go func() { spun <- exec.Spin(spinCtx) }()
+
+	var prevWall time.Duration = -1
+	overBefore := uint64(0)
+	for smp := range script.SampleSeq(cfg.Hz) {
+		if d := time.Until(start.Add(smp.Wall)); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				stopSpin()
+				<-spun
+				return ctx.Err()
+			}
+		}
+		// A sample belongs to the jump that it is the first to carry, else
+		// to the step in force at its instant.
+		si := index(stepAtWall(smp.Wall))
+		for i, s := range steps {
+			if (s.Kind == clockscript.KindJump || s.Kind == clockscript.KindJumpTo) && s.WallStart > prevWall && s.WallStart <= smp.Wall {
+				si = i
+			}
+		}
+		prevWall = smp.Wall
+		mu.Lock()
+		// Overruns counted since the previous sample belong to the step the
+		// previous sample was in.
+		o := rosTimer.Overruns()
+		stats[curStep.Load()].overruns += o - overBefore
+		overBefore = o
+		curStep.Store(int64(si))
+		s := &stats[si]
+		if !s.seen {
+			s.seen, s.simFirst = true, smp.Sim
+		}
+		s.simLast = smp.Sim
+		s.samples++
+		mu.Unlock()
+		out.printf("clock %d %d\n", time.Now().UnixNano(), smp.Sim)
+		src.publish(smp.Sim)
+	}
+	if d := time.Until(start.Add(script.Duration())); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+	}
+	stopSpin()
+	if err := <-spun; err != nil {
+		return err
+	}
+	// Run what fell due at the very end (a wall activation at the last
+	// instant), so that the output does not depend on which goroutine woke
+	// first.
+	if ctx.Err() == nil {
+		if err := exec.SpinOnce(0); err != nil {
+			return err
+		}
+	}
+	mu.Lock()
+	stats[curStep.Load()].overruns += rosTimer.Overruns() - overBefore
+	mu.Unlock()
+	out.flush()
+	if cfg.Stderr != nil {
+		summarize(cfg, steps, stats, rosTimer)
+	}
+	return ctx.Err()
+}
+
+func summarize(cfg Config, steps []clockscript.Step, stats []stepStats, rosTimer *nros.Timer) {
+	w := cfg.Stderr
+	fmt.Fprintf(w, "nros demo: ROS timer %v (%s), wall timer %v, /clock at %g Hz\n", cfg.Period, cfg.Overrun, cfg.WallPeriod, cfg.Hz)
+	totalRos, totalWall := 0, 0
+	for i, s := range steps {
+		st := stats[i]
+		totalRos += st.rosFires
+		totalWall += st.wallFires
+		what := ""
+		switch s.Kind {
+		case clockscript.KindStart:
+			what = fmt.Sprintf("sim starts at %s", clockscript.FormatSim(s.Sim))
+		case clockscript.KindPlay:
+			what = fmt.Sprintf("sim %s -> %s at %sx: ROS timer fired %d, wall timer %d", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), s.Rate, st.rosFires, st.wallFires)
+		case clockscript.KindPause:
+			what = fmt.Sprintf("sim held at %s: ROS timer fired %d (silent while paused), wall timer kept its cadence with %d", clockscript.FormatSim(s.SimBefore), st.rosFires, st.wallFires)
+		case clockscript.KindStall:
+			what = fmt.Sprintf("no /clock at all, sim stays %s: ROS timer fired %d, wall timer %d", clockscript.FormatSim(s.SimBefore), st.rosFires, st.wallFires)
+		case clockscript.KindJump, clockscript.KindJumpTo:
+			if s.SimAfter < s.SimBefore {
+				what = fmt.Sprintf("backward jump %s -> %s: the ROS period restarts at the landing point (%d activations on that sample)", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), st.rosFires)
+			} else {
+				what = fmt.Sprintf("forward jump %s -> %s: a backlog, %s gave %d activations on that sample", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), cfg.Overrun, st.rosFires)
+			}
+		case clockscript.KindHz:
+			what = fmt.Sprintf("publish rate now %s Hz", s.Rate)
+		}
+		if st.overruns > 0 {
+			what += fmt.Sprintf(", overruns +%d", st.overruns)
+		}
+		fmt.Fprintf(w, "  step %-2d %-14s wall %6.2fs  %s\n", s.Index, s.Text, s.WallStart.Seconds(), what)
+	}
+	fmt.Fprintf(w, "  total: ROS timer %d activations, %d overruns; wall timer %d activations\n", totalRos, rosTimer.Overruns(), totalWall)
+	fmt.Fprintln(w, "  (the first /clock sample replaced system time: a source switch, so the ROS period restarted there instead of counting a backlog)")
+}
+
+// lineWriter serialises whole lines from several goroutines.
+type lineWriter struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+}
+
+func (l *lineWriter) printf(format string, args ...any) {
+	l.mu.Lock()
+	fmt.Fprintf(l.w, format, args...)
+	l.mu.Unlock()
+}
+
+func (l *lineWriter) flush() {
+	l.mu.Lock()
+	l.w.Flush()
+	l.mu.Unlock()
+}
+
+// clockSource publishes /clock samples into the demo's context.
+type clockSource struct {
+	ts *nros.TimeSource
+}
+
+func newClockSource(c *nros.Context) *clockSource {
+	return &clockSource{ts: c.AttachTimeSource()}
+}
+
+func (c *clockSource) publish(sim int64) { c.ts.Install(nros.TimeFromNanoseconds(sim)) }
+func (c *clockSource) close()            { c.ts.Detach() }
