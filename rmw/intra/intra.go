@@ -376,7 +376,8 @@ type Stats struct {
 	Publishers    int // open publishers
 	Subscriptions int // open subscriptions
 	// Published counts successful Publish calls; Delivered counts deliver
-	// calls (history replays included).
+	// calls (history replays included). A Publish racing with the Close of
+	// its publisher may go uncounted.
 	Published, Delivered uint64
 	// IncompatibleQoS counts publisher/subscription pairs refused for a QoS
 	// policy; IncompatibleType pairs refused for differing type names. Each
