@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -113,6 +114,10 @@ func reencode(h Header, subs []decodedSub) (msg []byte, ok bool, err error) {
 			}
 			b.InfoReply(st.UnicastReply[:st.NumUnicastReply], mc)
 		}
+		if errors.Is(err, ErrTooLarge) {
+			// Padding a to-the-end submessage can push it past 64 KiB.
+			return nil, false, nil
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -120,7 +125,7 @@ func reencode(h Header, subs []decodedSub) (msg []byte, ok bool, err error) {
 	return b.Message(), true, nil
 }
 
-// sameSubs compares two decodings, ignoring the E flag, the id of
+// sameSubs compares two decodings, ignoring the raw flags, the id of
 // INFO_REPLY_IP4 (re-encoded as INFO_REPLY) and zero padding added after
 // a DATA payload.
 func sameSubs(a, b []decodedSub) error {
@@ -131,11 +136,10 @@ func sameSubs(a, b []decodedSub) error {
 		x, y := a[i], b[i]
 		if x.ID == SubmsgInfoReplyIP4 {
 			x.ID = SubmsgInfoReply
-			x.Flags &^= FlagInfoReplyMulticast
-			y.Flags &^= FlagInfoReplyMulticast
 		}
-		x.Flags |= FlagEndianness
-		y.Flags |= FlagEndianness
+		// The typed values carry the meaningful flags; unknown flag bits
+		// and the E flag are not reproduced.
+		x.Flags, y.Flags = 0, 0
 		if dx, ok := x.Value.(Data); ok {
 			dy := y.Value.(Data)
 			if !bytes.HasPrefix(dy.SerializedPayload, dx.SerializedPayload) ||
