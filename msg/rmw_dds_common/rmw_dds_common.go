@@ -161,14 +161,14 @@ func (p *ParticipantEntitiesInfo) UnmarshalCDR(d *cdr.Decoder) error {
 		p.unmarshal(d, p.GidSize)
 		return d.Err()
 	}
-	start := *d
+	start, storage := *d, p.NodeEntitiesInfoSeq
 	p.unmarshal(d, GidSizeHumble)
 	humbleErr, humbleRest := d.Err(), d.Remaining()
 	if humbleErr == nil && humbleRest <= 3 {
 		p.GidSize = GidSizeHumble
 		return nil
 	}
-	*d = start
+	*d, p.NodeEntitiesInfoSeq = start, storage
 	p.unmarshal(d, GidSizeJazzy)
 	if d.Err() == nil && d.Remaining() <= 3 {
 		p.GidSize = GidSizeJazzy
@@ -176,7 +176,7 @@ func (p *ParticipantEntitiesInfo) UnmarshalCDR(d *cdr.Decoder) error {
 	}
 	// Neither layout fits exactly: report Humble's result (its error, or
 	// its decoding with trailing bytes).
-	*d = start
+	*d, p.NodeEntitiesInfoSeq = start, storage
 	p.unmarshal(d, GidSizeHumble)
 	if d.Err() == nil {
 		p.GidSize = GidSizeHumble
