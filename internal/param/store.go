@@ -136,7 +136,7 @@ func (s *Store) Override(name string) (Value, bool) {
 //     declared uninitialized: Get reports ErrUninitialized until it is set;
 //   - the initial value must satisfy the descriptor's range and be
 //     accepted by the on-set validators (ErrInvalidValue);
-//   - on success the post-set callbacks and event callbacks run.
+//   - on success with a value, the post-set and event callbacks run.
 //
 // Read-only does not stop the initial value, only later Sets.
 func (s *Store) Declare(name string, def Value, d Descriptor) (Value, error) {
@@ -192,8 +192,8 @@ func (s *Store) Declare(name string, def Value, d Descriptor) (Value, error) {
 	s.mu.Unlock()
 	if initial.IsSet() {
 		s.runPost(ps)
+		s.runEvents(Event{New: ps}) // rclcpp reports no new parameter for an uninitialized one
 	}
-	s.runEvents(Event{New: ps})
 	return initial, nil
 }
 
@@ -456,7 +456,8 @@ func (s *Store) AddOnSetCallback(fn func([]Parameter) SetResult) *CallbackHandle
 
 // AddPostSetCallback registers a callback run after every successful change
 // (set or declaration with a value) with the parameters that changed
-// (NOT_SET for deleted ones), in registration order.
+// (NOT_SET for deleted ones). Like validators, newest runs first (rclcpp
+// keeps both lists front-inserted).
 func (s *Store) AddPostSetCallback(fn func([]Parameter)) *CallbackHandle {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -511,8 +512,8 @@ func (s *Store) runPost(ps []Parameter) {
 	s.mu.RLock()
 	cbs := slices.Clone(s.post)
 	s.mu.RUnlock()
-	for _, c := range cbs {
-		c.fn(slices.Clone(ps))
+	for i := len(cbs) - 1; i >= 0; i-- {
+		cbs[i].fn(slices.Clone(ps))
 	}
 }
 

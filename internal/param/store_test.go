@@ -360,3 +360,25 @@ func TestConcurrentStore(t *testing.T) {
 		t.Errorf("post-set saw %d distinct values, want 800", count)
 	}
 }
+
+func TestPostSetOrderAndUninitializedEvents(t *testing.T) {
+	s := NewStore(Options{})
+	var order []int
+	s.AddPostSetCallback(func([]Parameter) { order = append(order, 1) })
+	s.AddPostSetCallback(func([]Parameter) { order = append(order, 2) })
+	var events int
+	s.AddEventCallback(func(Event) { events++ })
+	mustDeclare(t, s, "typed", NotSet(), Descriptor{Type: TypeBool})
+	if len(order) != 0 || events != 0 {
+		t.Errorf("uninitialized declare ran callbacks: order=%v events=%d", order, events)
+	}
+	if r := s.Set("typed", BoolValue(true)); !r.Successful {
+		t.Fatal(r)
+	}
+	if !slices.Equal(order, []int{2, 1}) || events != 1 {
+		t.Errorf("post-set order = %v (newest first), events = %d", order, events)
+	}
+	if r := s.Set("typed", IntegerValue(1)); r.Successful {
+		t.Error("type change on static parameter accepted")
+	}
+}

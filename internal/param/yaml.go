@@ -166,14 +166,9 @@ func parseCDouble(s string) (float64, bool) {
 		return 0, false
 	}
 	lb := strings.ToLower(body)
-	if strings.HasPrefix(lb, "0x") {
-		// strtod takes hex floats; Go needs a 'p' exponent for those.
-		if !strings.ContainsAny(lb, "p") {
-			if i, ok := parseCInt(t); ok {
-				return float64(i), true
-			}
-			return 0, false
-		}
+	if strings.HasPrefix(lb, "0x") && !strings.ContainsAny(lb, "p") {
+		// strtod takes hex floats without an exponent; Go needs one.
+		t += "p0"
 	}
 	f, err := strconv.ParseFloat(t, 64)
 	if err != nil {
@@ -282,35 +277,37 @@ const maxYAMLSize = 16 << 20
 //   - Anchors and aliases are errors, as in rcl.
 //
 // Errors name the line and column. Several YAML documents in one file
-// are an error.
+// are read in order into one result.
 func LoadYAML(data []byte) (*File, error) {
 	if len(data) > maxYAMLSize {
 		return nil, fmt.Errorf("params file too large (%d bytes)", len(data))
 	}
-	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err == io.EOF {
-		return &File{}, nil // an empty file sets nothing
-	} else if err != nil {
-		return nil, fmt.Errorf("invalid YAML: %v", err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, errAt(&extra, "more than one YAML document")
-	}
 	f := &File{}
-	if len(doc.Content) == 0 {
-		return f, nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, errAt(root, "the top level of a params file must be a mapping of node names")
-	}
 	index := map[string]*NodeEntry{}
-	if err := f.walkNodes(root, nil, index, 0); err != nil {
-		return nil, err
+	// Several documents are read one after the other into the same
+	// result, as rcl's event loop does.
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err == io.EOF {
+			return f, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("invalid YAML: %v", err)
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		root := doc.Content[0]
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			continue // an empty document
+		}
+		if root.Kind != yaml.MappingNode {
+			return nil, errAt(root, "the top level of a params file must be a mapping of node names")
+		}
+		if err := f.walkNodes(root, nil, index, 0); err != nil {
+			return nil, err
+		}
 	}
-	return f, nil
 }
 
 const maxNesting = 64
@@ -383,17 +380,19 @@ func (f *File) walkNodes(m *yaml.Node, path []string, index map[string]*NodeEntr
 }
 
 func joinNodeName(at *yaml.Node, path []string) (string, error) {
+	name := "/" + strings.Join(path, "/")
 	for _, t := range path {
-		if t == "" {
-			return "", errAt(at, "node name %q has an empty token", strings.Join(path, "/"))
+		if t == "*" || t == "**" {
+			continue
 		}
-		for _, c := range t {
-			if !(c == '_' || c == '*' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-				return "", errAt(at, "node name %q has an invalid character %q", "/"+strings.Join(path, "/"), c)
-			}
+		if !isNameToken(t) {
+			return "", errAt(at, "node name %q: %q is not a valid name (letters, digits and '_' only)", name, t)
+		}
+		if t[0] >= '0' && t[0] <= '9' {
+			return "", errAt(at, "node name %q: %q must not start with a number", name, t)
 		}
 	}
-	return "/" + strings.Join(path, "/"), nil
+	return name, nil
 }
 
 func (e *NodeEntry) walkParams(m *yaml.Node, prefix string, depth int) error {

@@ -25,6 +25,8 @@ func TestParseValue(t *testing.T) {
 		{"-3", IntegerValue(-3)},
 		{"+7", IntegerValue(7)},
 		{"0x1F", IntegerValue(31)},
+		{"0x1.8", DoubleValue(1.5)},
+		{"0x1p4", DoubleValue(16)},
 		{"010", IntegerValue(8)},
 		{"0", IntegerValue(0)},
 		{"9223372036854775807", IntegerValue(math.MaxInt64)},
@@ -210,8 +212,10 @@ func TestLoadYAMLErrors(t *testing.T) {
 		{"alias", "node:\n  ros__parameters:\n    a: &x 1\n    b: *x\n", "not supported"},
 		{"empty value", "node:\n  ros__parameters:\n    a:\n", "no value"},
 		{"bad yaml", "node: [\n", "invalid YAML"},
-		{"bad node char", "no-de:\n  ros__parameters: {a: 1}\n", "invalid character"},
-		{"two docs", "a:\n  ros__parameters: {x: 1}\n---\nb: 1\n", "more than one"},
+		{"bad node char", "no-de:\n  ros__parameters: {a: 1}\n", "not a valid name"},
+		{"digit node", "ns/1node:\n  ros__parameters: {a: 1}\n", "must not start with a number"},
+		{"empty token", "ns//node:\n  ros__parameters: {a: 1}\n", "not a valid name"},
+		{"bad second doc", "a:\n  ros__parameters: {x: 1}\n---\nb: 1\n", "line 4"},
 	}
 	for _, tt := range tests {
 		_, err := LoadYAML([]byte(tt.doc))
@@ -223,6 +227,11 @@ func TestLoadYAMLErrors(t *testing.T) {
 			t.Errorf("%s: error %q does not contain %q", tt.name, err, tt.want)
 		}
 	}
+	f, err := LoadYAML([]byte("a:\n  ros__parameters: {x: 1}\n---\n---\na:\n  ros__parameters: {y: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMap(t, "/a (two docs)", f.ForNode("/a"), map[string]Value{"x": IntegerValue(1), "y": IntegerValue(2)})
 	if f, err := LoadYAML(nil); err != nil || len(f.Entries) != 0 {
 		t.Errorf("empty file: %v %v", f, err)
 	}

@@ -52,9 +52,9 @@ type RemapRule struct {
 
 // ParamRule is one -p/--param rule.
 type ParamRule struct {
-	// Node is the node-name pattern before ':' ("" = every node); it is
-	// matched against the node's fully qualified name like a params-file
-	// node key (a missing leading '/' is added; "*" and "**" wildcards).
+	// Node is the node name before ':' ("" = every node). As in rcl and
+	// rclcpp it is matched against the fully qualified node name like a
+	// params-file key, so "talker:" targets "/talker" only.
 	Node  string
 	Name  string
 	Value param.Value
@@ -91,7 +91,7 @@ type Args struct {
 	// Enclave is the -e/--enclave value ("" if not given).
 	Enclave string
 	// RosoutLogs, StdoutLogs and ExternalLibLogs are the log sinks
-	// (rcl's defaults: true, true, false).
+	// (all enabled unless disabled, as in rcl).
 	RosoutLogs, StdoutLogs, ExternalLibLogs bool
 	// LogConfigFile and LogFileName are --log-config-file and --log-file-name.
 	LogConfigFile, LogFileName string
@@ -110,7 +110,7 @@ var LogLevels = []string{"debug", "info", "warn", "error", "fatal"}
 // --enable-/--disable-rosout-logs, -stdout-logs, -external-lib-logs. An
 // unknown argument, a missing value or a malformed value is an *ArgError.
 func Parse(args []string) (*Args, error) {
-	a := &Args{RosoutLogs: true, StdoutLogs: true}
+	a := &Args{RosoutLogs: true, StdoutLogs: true, ExternalLibLogs: true}
 	for i := 0; i < len(args); i++ {
 		if args[i] != "--ros-args" {
 			a.Unparsed = append(a.Unparsed, args[i])
@@ -237,24 +237,40 @@ func (a *Args) option(flag, v string) error {
 	return nil
 }
 
-// validNodePattern accepts a node-name pattern before ':' in -p rules.
-func validNodePattern(s string) error {
-	if s == "" {
-		return fmt.Errorf("empty node name before ':'")
+// isLexToken reports whether s is one token of rcl's argument lexer:
+// a letter or '_' followed by letters, digits and '_', with no "__"
+// (the lexer splits there, and "__" starts __node/__ns).
+func isLexToken(s string) bool {
+	if s == "" || isDigit(s[0]) || strings.Contains(s, "__") {
+		return false
 	}
-	for _, tok := range strings.Split(strings.TrimPrefix(s, "/"), "/") {
-		if tok == "*" || tok == "**" {
-			continue
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' {
+			return false
 		}
-		if err := ValidateNodeName(tok); err != nil {
-			return fmt.Errorf("bad node name %q: %v", s, err)
+	}
+	return true
+}
+
+// validRemapName checks a remap rule's match or replacement against rcl's
+// grammar: an optional "~/" or "/" and then tokens separated by '/'.
+// (Substitutions and wildcards are not allowed in rules.)
+func validRemapName(s string) error {
+	body := strings.TrimPrefix(strings.TrimPrefix(s, "~/"), "/")
+	if len(body) < len(s)-2 || body == "" {
+		return fmt.Errorf("name %q: expected [~/ or /]token[/token...]", s)
+	}
+	for _, tok := range strings.Split(body, "/") {
+		if !isLexToken(tok) {
+			return fmt.Errorf("name %q: %q is not a valid name token", s, tok)
 		}
 	}
 	return nil
 }
 
-// ValidateParamName checks a parameter name: non-empty; letters, digits,
-// '_', '.', '/' only; no leading '.', trailing '.' or '/', and no "..".
+// ValidateParamName checks a -p parameter name as rcl's grammar does:
+// '.'-separated non-empty parts made of letters, digits, '_' and '/',
+// where no part and no token after a '/' starts with a digit.
 // ("qos_overrides./clock.subscription.depth" is valid.)
 func ValidateParamName(name string) error {
 	if name == "" {
@@ -265,8 +281,15 @@ func ValidateParamName(name string) error {
 			return fmt.Errorf("parameter name %q must not contain %q", name, c)
 		}
 	}
-	if name[0] == '.' || strings.HasSuffix(name, ".") || strings.HasSuffix(name, "/") || strings.Contains(name, "..") {
-		return fmt.Errorf("parameter name %q is malformed", name)
+	for _, part := range strings.Split(name, ".") {
+		if part == "" {
+			return fmt.Errorf("parameter name %q has an empty part", name)
+		}
+		for i := 0; i < len(part); i++ {
+			if isDigit(part[i]) && (i == 0 || part[i-1] == '/') {
+				return fmt.Errorf("parameter name %q has a token starting with a number", name)
+			}
+		}
 	}
 	return nil
 }
@@ -278,10 +301,10 @@ func parseParamRule(v string) (ParamRule, error) {
 	}
 	left, text := v[:i], v[i+2:]
 	var r ParamRule
-	if j := strings.LastIndexByte(left, ':'); j >= 0 {
+	if j := strings.IndexByte(left, ':'); j >= 0 {
 		r.Node, left = left[:j], left[j+1:]
-		if err := validNodePattern(r.Node); err != nil {
-			return ParamRule{}, err
+		if !isLexToken(r.Node) {
+			return ParamRule{}, fmt.Errorf("bad node name %q before ':' (a plain node name is expected)", r.Node)
 		}
 	}
 	if err := ValidateParamName(left); err != nil {
@@ -306,8 +329,8 @@ func parseRemapRule(v string) (RemapRule, error) {
 	// A node prefix ends at the first ':' not starting "://".
 	if j := strings.IndexByte(left, ':'); j >= 0 && !strings.HasPrefix(left[j:], "://") {
 		r.Node, left = left[:j], left[j+1:]
-		if err := ValidateNodeName(r.Node); err != nil {
-			return RemapRule{}, fmt.Errorf("bad node name before ':': %v", err)
+		if !isLexToken(r.Node) {
+			return RemapRule{}, fmt.Errorf("bad node name %q before ':'", r.Node)
 		}
 	}
 	switch {
@@ -326,6 +349,9 @@ func parseRemapRule(v string) (RemapRule, error) {
 		if err := ValidateNodeName(to); err != nil {
 			return RemapRule{}, err
 		}
+		if !isLexToken(to) {
+			return RemapRule{}, fmt.Errorf("node name %q is not a valid name token", to)
+		}
 	case "__ns":
 		if r.Kind != RemapName {
 			return RemapRule{}, fmt.Errorf("__ns cannot have a rostopic:// or rosservice:// prefix")
@@ -338,11 +364,11 @@ func parseRemapRule(v string) (RemapRule, error) {
 		if strings.HasPrefix(left, "__") {
 			return RemapRule{}, fmt.Errorf("unknown special name %q", left)
 		}
-		if err := ValidateTopicName(left); err != nil {
-			return RemapRule{}, fmt.Errorf("bad 'from' name: %v", err)
+		if err := validRemapName(left); err != nil {
+			return RemapRule{}, fmt.Errorf("bad 'from' %v", err)
 		}
-		if err := ValidateTopicName(to); err != nil {
-			return RemapRule{}, fmt.Errorf("bad 'to' name: %v", err)
+		if err := validRemapName(to); err != nil {
+			return RemapRule{}, fmt.Errorf("bad 'to' %v", err)
 		}
 	}
 	return r, nil
