@@ -1,0 +1,85 @@
+#!/bin/sh
+# build.sh [OUTDIR] - builds the interop peers (Cyclone DDS and Fast DDS
+# programs) into OUTDIR (default: interop/build next to this script).
+#
+# * Missing Debian packages are installed when running as root with apt;
+#   otherwise the script says which are missing and exits 77.
+# * idlc generates the Cyclone type support from src/types.idl.
+# * Programs compile in parallel; a program is rebuilt only when one of its
+#   inputs (its source, the shared headers, the generated types, this
+#   script) is newer than the binary, so a second run does nothing.
+# Exit: 0 built (or up to date), 1 compile error, 77 prerequisites missing.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$here/src
+out=${1:-$here/build}
+packages="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev fastdds-tools gcc g++ iproute2 nftables"
+programs="clockpub clocksub chatterpub chattersub pingpong"
+
+say() { echo "build.sh: $*" >&2; }
+
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -q $missing >/dev/null 2>&1; then
+      apt-get update -q >/dev/null 2>&1 || true
+      apt-get install -y -q $missing >/dev/null 2>&1 || { say "PREREQUISITES MISSING: apt-get install$missing failed"; exit 77; }
+    fi
+  else
+    say "PREREQUISITES MISSING:$missing (need root and apt-get to install them)"
+    exit 77
+  fi
+fi
+for tool in idlc gcc g++; do
+  command -v "$tool" >/dev/null 2>&1 || { say "PREREQUISITES MISSING: $tool not on PATH"; exit 77; }
+done
+
+mkdir -p "$out/gen"
+# stale: TARGET DEPS... -> true when TARGET is missing or older than a dep
+stale() {
+  target=$1; shift
+  [ -e "$target" ] || return 0
+  for dep in "$@"; do [ "$dep" -nt "$target" ] && return 0; done
+  return 1
+}
+
+# Cyclone type support. -t: no XTypes type information, like rmw_cyclonedds
+# on Humble; -x final: every type final.
+if stale "$out/gen/types.c" "$src/types.idl" "$0"; then
+  idlc -t -x final -o "$out/gen" "$src/types.idl"
+fi
+
+warn="-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-unused-function"
+pids=""
+built=""
+for p in $programs; do
+  bin=$out/${p}_cyclone
+  if stale "$bin" "$src/${p}_cyclone.c" "$src/peer.h" "$src/cyclone.h" "$out/gen/types.c" "$out/gen/types.h" "$0"; then
+    gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$bin.tmp" \
+      "$src/${p}_cyclone.c" "$out/gen/types.c" -lddsc -lm &&
+      mv "$bin.tmp" "$bin" &
+    pids="$pids $!"
+    built="$built ${p}_cyclone"
+  fi
+  bin=$out/${p}_fastdds
+  if stale "$bin" "$src/${p}_fastdds.cpp" "$src/peer.h" "$src/fastdds.hpp" "$0"; then
+    g++ -std=c++17 -O2 -g $warn -I"$src" -o "$bin.tmp" \
+      "$src/${p}_fastdds.cpp" -lfastrtps -lfastcdr -lpthread -lm &&
+      mv "$bin.tmp" "$bin" &
+    pids="$pids $!"
+    built="$built ${p}_fastdds"
+  fi
+done
+failed=0
+for pid in $pids; do wait "$pid" || failed=1; done
+if [ "$failed" != 0 ]; then
+  say "compile FAILED"
+  exit 1
+fi
+if [ -n "$built" ]; then say "built$built in $out"; else say "up to date in $out"; fi
