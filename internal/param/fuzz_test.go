@@ -43,6 +43,9 @@ func FuzzParseValue(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if c := ParseCLIValue(s); !c.IsSet() {
+			t.Fatalf("ParseCLIValue(%q) returned NOT_SET", s)
+		}
 		v, err := ParseValue(s)
 		if err != nil {
 			return

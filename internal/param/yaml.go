@@ -510,3 +510,24 @@ func (f *File) ForNode(fqn string) map[string]Value {
 	}
 	return out
 }
+
+// ParseCLIValue guesses the type of a value typed on a command line such
+// as `nros param set NODE NAME VALUE`, following rclpy's
+// get_parameter_value used by `ros2 param set`: the text is read as YAML;
+// a scalar or a sequence of one scalar type becomes that type (see
+// ParseValue); an empty sequence is an empty BOOL_ARRAY (Python's all()
+// of nothing is true); anything else (mixed or nested sequences,
+// mappings, empty text, invalid YAML) is the text itself as a STRING.
+// It never fails.
+func ParseCLIValue(text string) Value {
+	if v, err := ParseValue(text); err == nil {
+		return v
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err == nil && len(doc.Content) == 1 {
+		if n := doc.Content[0]; n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+			return BoolArrayValue(nil)
+		}
+	}
+	return StringValue(text)
+}

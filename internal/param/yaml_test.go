@@ -269,3 +269,26 @@ func TestMatchNodeName(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCLIValue(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Value
+	}{
+		{"true", BoolValue(true)},
+		{"5", IntegerValue(5)},
+		{"2.5", DoubleValue(2.5)},
+		{"hello", StringValue("hello")},
+		{"[1, 2]", IntegerArrayValue([]int64{1, 2})},
+		{"[]", BoolArrayValue(nil)},
+		{"[1, 2.5]", StringValue("[1, 2.5]")},
+		{"a: b", StringValue("a: b")},
+		{"", StringValue("")},
+		{"[1", StringValue("[1")},
+	}
+	for _, tt := range tests {
+		if got := ParseCLIValue(tt.in); !got.Equal(tt.want) {
+			t.Errorf("ParseCLIValue(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
