@@ -242,10 +242,14 @@ func sequenceValue(n *yaml.Node) (Value, error) {
 // ParamsKey is the key under a node entry that holds its parameters.
 const ParamsKey = "ros__parameters"
 
-// NodeEntry is the parameters one node-name pattern carries in a file.
+// NodeEntry is the parameters one node-name key carries in a file.
 type NodeEntry struct {
-	// Pattern is the node name with a leading '/', possibly with `*`
-	// (one name token) and `**` (any number of tokens) wildcards.
+	// Key is the node name as rcl stores it: the nested keys joined with
+	// '/', without adding a leading '/' ("ns/node", "/ns/node", "/**").
+	// Entries are merged by Key, so "node" and "/node" stay two entries.
+	Key string
+	// Pattern is Key with a leading '/', possibly with `*` (one name
+	// token) and `**` (any number of tokens) wildcards.
 	Pattern string
 	// Names lists the parameter names in first-seen order.
 	Names []string
@@ -256,9 +260,56 @@ type NodeEntry struct {
 // File is a parsed ROS 2 parameters YAML file.
 type File struct {
 	// Entries are the node entries in order of first appearance; entries
-	// with the same normalized node name are merged (later values replace
-	// earlier ones), as rcl_yaml_param_parser does.
+	// with the same Key are merged (later values replace earlier ones),
+	// as rcl_yaml_param_parser does.
 	Entries []*NodeEntry
+}
+
+func (f *File) entry(key, pattern string) *NodeEntry {
+	for _, e := range f.Entries {
+		if e.Key == key {
+			return e
+		}
+	}
+	e := &NodeEntry{Key: key, Pattern: pattern, Values: map[string]Value{}}
+	f.Entries = append(f.Entries, e)
+	return e
+}
+
+func (e *NodeEntry) set(name string, v Value) {
+	if _, seen := e.Values[name]; !seen {
+		e.Names = append(e.Names, name)
+	}
+	e.Values[name] = v
+}
+
+// Set adds one parameter for the node key node ("" means "/**"), as rcl
+// does for a `-p [node:]name:=value` rule: into the existing entry with
+// that key, or a new last entry.
+func (f *File) Set(node, name string, v Value) {
+	if node == "" {
+		node = "/**"
+	}
+	pattern := node
+	if !strings.HasPrefix(pattern, "/") {
+		pattern = "/" + pattern
+	}
+	f.entry(node, pattern).set(name, v)
+}
+
+// Merge adds g's entries to f in g's order, as rcl does when it parses
+// several params files (and -p rules) into one set: an entry whose Key f
+// already has is merged into it (g's values win), others are appended.
+func (f *File) Merge(g *File) {
+	if g == nil {
+		return
+	}
+	for _, ge := range g.Entries {
+		e := f.entry(ge.Key, ge.Pattern)
+		for _, n := range ge.Names {
+			e.set(n, ge.Values[n])
+		}
+	}
 }
 
 // maxYAMLSize bounds what LoadYAML accepts.
@@ -284,7 +335,6 @@ func LoadYAML(data []byte) (*File, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	f := &File{}
-	index := map[string]*NodeEntry{}
 	// Several documents are read one after the other into the same
 	// result, as rcl's event loop does.
 	for {
@@ -304,7 +354,7 @@ func LoadYAML(data []byte) (*File, error) {
 		if root.Kind != yaml.MappingNode {
 			return nil, errAt(root, "the top level of a params file must be a mapping of node names")
 		}
-		if err := f.walkNodes(root, nil, index, 0); err != nil {
+		if err := f.walkNodes(root, "", 0); err != nil {
 			return nil, err
 		}
 	}
@@ -325,9 +375,9 @@ func keyString(k *yaml.Node) (string, error) {
 	return k.Value, nil
 }
 
-// walkNodes walks a mapping at node-name level; path holds the namespace
-// and node tokens above it.
-func (f *File) walkNodes(m *yaml.Node, path []string, index map[string]*NodeEntry, depth int) error {
+// walkNodes walks a mapping at node-name level; raw is the node name
+// built so far from the keys above it, joined as rcl joins them.
+func (f *File) walkNodes(m *yaml.Node, raw string, depth int) error {
 	if depth > maxNesting {
 		return errAt(m, "node names nested too deeply")
 	}
@@ -335,7 +385,7 @@ func (f *File) walkNodes(m *yaml.Node, path []string, index map[string]*NodeEntr
 		return errAt(m, "anchors are not supported")
 	}
 	if len(m.Content) == 0 {
-		return errAt(m, "node %q has no %s", "/"+strings.Join(path, "/"), ParamsKey)
+		return errAt(m, "node %q has no %s", raw, ParamsKey)
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
@@ -344,24 +394,19 @@ func (f *File) walkNodes(m *yaml.Node, path []string, index map[string]*NodeEntr
 			return err
 		}
 		if key == ParamsKey {
-			if len(path) == 0 {
+			if raw == "" {
 				return errAt(k, "%s must be under a node name", ParamsKey)
 			}
-			name, err := joinNodeName(k, path)
+			pattern, err := nodePattern(k, raw)
 			if err != nil {
 				return err
 			}
-			e := index[name]
-			if e == nil {
-				e = &NodeEntry{Pattern: name, Values: map[string]Value{}}
-				index[name] = e
-				f.Entries = append(f.Entries, e)
-			}
+			e := f.entry(raw, pattern)
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" && !quoted(v) {
 				continue // "ros__parameters:" with nothing under it
 			}
 			if v.Kind != yaml.MappingNode {
-				return errAt(v, "%s of node %q must be a mapping", ParamsKey, name)
+				return errAt(v, "%s of node %q must be a mapping", ParamsKey, pattern)
 			}
 			if err := e.walkParams(v, "", 0); err != nil {
 				return err
@@ -371,19 +416,35 @@ func (f *File) walkNodes(m *yaml.Node, path []string, index map[string]*NodeEntr
 		if v.Kind != yaml.MappingNode {
 			return errAt(v, "%q: expected a mapping holding %s (or nested node names)", key, ParamsKey)
 		}
-		tokens := strings.Split(strings.Trim(key, "/"), "/")
-		if err := f.walkNodes(v, append(append([]string(nil), path...), tokens...), index, depth+1); err != nil {
+		child := key
+		if raw != "" {
+			if strings.HasSuffix(raw, "/") {
+				child = raw + key
+			} else {
+				child = raw + "/" + key
+			}
+		}
+		if err := f.walkNodes(v, child, depth+1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func joinNodeName(at *yaml.Node, path []string) (string, error) {
-	name := "/" + strings.Join(path, "/")
-	for _, t := range path {
+// nodePattern validates a joined node name as rcl does (namespace and
+// node tokens valid ROS names, or the wildcards "*" and "**") and returns
+// it with a leading '/'.
+func nodePattern(at *yaml.Node, raw string) (string, error) {
+	name := raw
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	for _, t := range strings.Split(name[1:], "/") {
 		if t == "*" || t == "**" {
 			continue
+		}
+		if t == "" {
+			return "", errAt(at, "node name %q has an empty token (repeated or trailing '/')", name)
 		}
 		if !isNameToken(t) {
 			return "", errAt(at, "node name %q: %q is not a valid name (letters, digits and '_' only)", name, t)
@@ -427,10 +488,7 @@ func (e *NodeEntry) walkParams(m *yaml.Node, prefix string, depth int) error {
 			}
 			return err
 		}
-		if _, seen := e.Values[name]; !seen {
-			e.Names = append(e.Names, name)
-		}
-		e.Values[name] = val
+		e.set(name, val)
 	}
 	return nil
 }
@@ -490,11 +548,11 @@ func isNameToken(s string) bool {
 }
 
 // ForNode returns the parameters that apply to the node with fully
-// qualified name fqn. Precedence: entries are applied in file order
-// (order of first appearance of each node name), each matching entry
-// replacing values of earlier ones — so a later "/**" entry overrides an
-// earlier "/my_node" entry, exactly as rclcpp's parameter_map_from merges
-// them. Within one entry, a later key for the same parameter wins.
+// qualified name fqn. Precedence: entries are applied in order (order of
+// first appearance of each node key), each matching entry replacing
+// values of earlier ones — so a later "/**" entry overrides an earlier
+// "/my_node" entry, exactly as rclcpp's parameter_map_from merges them.
+// Within one entry, the last value given for a parameter wins.
 func (f *File) ForNode(fqn string) map[string]Value {
 	out := map[string]Value{}
 	if f == nil {

@@ -115,12 +115,16 @@ func TestLoadYAMLForNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pats []string
+	var pats, keys []string
 	for _, e := range f.Entries {
 		pats = append(pats, e.Pattern)
+		keys = append(keys, e.Key)
 	}
 	if got := strings.Join(pats, " "); got != "/** /my_node /ns1/talker /ns2/listener /ns1/* /**/talker" {
 		t.Fatalf("patterns = %s", got)
+	}
+	if got := strings.Join(keys, " "); got != "/** my_node ns1/talker /ns2/listener /ns1/* /**/talker" {
+		t.Fatalf("keys = %s", got)
 	}
 	m := f.ForNode("/my_node")
 	want := map[string]Value{
@@ -189,10 +193,29 @@ node:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// "node" and "/node" are the same entry, first seen before "/**".
+	// "node" and "/node" are different keys for rcl (three entries), both
+	// matching /node: /node(p1,q1), then /**(p2), then node(q3).
 	checkMap(t, "/node", f.ForNode("/node"), map[string]Value{"p": IntegerValue(2), "q": IntegerValue(3)})
-	if len(f.Entries) != 2 {
-		t.Errorf("entries = %d, want 2", len(f.Entries))
+	if len(f.Entries) != 3 {
+		t.Errorf("entries = %d, want 3", len(f.Entries))
+	}
+	// Merge keeps first-appearance order: a later "/**" value lands in the
+	// existing "/**" entry, which still precedes "/node".
+	g := &File{}
+	g.Set("", "x", IntegerValue(1))
+	g.Set("/node", "x", IntegerValue(2))
+	h := &File{}
+	h.Set("", "x", IntegerValue(5))
+	g.Merge(h)
+	checkMap(t, "/node merged", g.ForNode("/node"), map[string]Value{"x": IntegerValue(2)})
+	checkMap(t, "/other merged", g.ForNode("/other"), map[string]Value{"x": IntegerValue(5)})
+	if g.Entries[0].Key != "/**" || g.Entries[1].Pattern != "/node" {
+		t.Errorf("merged entries = %+v", g.Entries)
+	}
+	g.Merge(nil)
+	var nilFile *File
+	if len(nilFile.ForNode("/x")) != 0 {
+		t.Error("nil file ForNode")
 	}
 }
 
@@ -214,7 +237,9 @@ func TestLoadYAMLErrors(t *testing.T) {
 		{"bad yaml", "node: [\n", "invalid YAML"},
 		{"bad node char", "no-de:\n  ros__parameters: {a: 1}\n", "not a valid name"},
 		{"digit node", "ns/1node:\n  ros__parameters: {a: 1}\n", "must not start with a number"},
-		{"empty token", "ns//node:\n  ros__parameters: {a: 1}\n", "not a valid name"},
+		{"empty token", "ns//node:\n  ros__parameters: {a: 1}\n", "empty token"},
+		{"nested slash", "ns:\n  /node:\n    ros__parameters: {a: 1}\n", "empty token"},
+		{"trailing slash", "node/:\n  ros__parameters: {a: 1}\n", "empty token"},
 		{"bad second doc", "a:\n  ros__parameters: {x: 1}\n---\nb: 1\n", "line 4"},
 	}
 	for _, tt := range tests {

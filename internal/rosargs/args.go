@@ -455,20 +455,32 @@ func (a *Args) RemapService(fqName, nodeName, nodeNamespace string) string {
 }
 
 // ParamOverrides resolves the parameter overrides for the node with fully
-// qualified name fqn: params files and -p rules are applied in
-// command-line order, later ones replacing earlier values (rcl parses them
-// into one set in that order). Files are read with readFile (os.ReadFile
-// if nil) and parsed with param.LoadYAML.
+// qualified name fqn the way rcl and rclcpp do: params files and -p rules
+// are parsed, in command-line order, into one set of node entries (an
+// entry per node key in order of first appearance; a -p rule without a
+// node goes to the "/**" entry, "talker:" to the "talker" entry; later
+// values replace earlier ones within an entry), then every entry matching
+// fqn is applied in entry order. So a later `-p x:=5` loses to an earlier
+// file's "/talker: x: 2" for /talker, because "/**" was seen first.
+// Files are read with readFile (os.ReadFile if nil).
 func (a *Args) ParamOverrides(fqn string, readFile func(string) ([]byte, error)) (map[string]param.Value, error) {
+	f, err := a.ParamsSet(readFile)
+	if err != nil {
+		return nil, err
+	}
+	return f.ForNode(fqn), nil
+}
+
+// ParamsSet loads the params files and -p rules, in command-line order,
+// into one param.File (see ParamOverrides).
+func (a *Args) ParamsSet(readFile func(string) ([]byte, error)) (*param.File, error) {
 	if readFile == nil {
 		readFile = os.ReadFile
 	}
-	out := map[string]param.Value{}
+	all := &param.File{}
 	for _, s := range a.sources {
 		if s.isRule {
-			if s.rule.Node == "" || param.MatchNodeName(s.rule.Node, fqn) {
-				out[s.rule.Name] = s.rule.Value
-			}
+			all.Set(s.rule.Node, s.rule.Name, s.rule.Value)
 			continue
 		}
 		data, err := readFile(s.file)
@@ -479,11 +491,9 @@ func (a *Args) ParamOverrides(fqn string, readFile func(string) ([]byte, error))
 		if err != nil {
 			return nil, fmt.Errorf("params file %q: %w", s.file, err)
 		}
-		for k, v := range f.ForNode(fqn) {
-			out[k] = v
-		}
+		all.Merge(f)
 	}
-	return out, nil
+	return all, nil
 }
 
 // ParseDomainID parses ROS_DOMAIN_ID: empty (or blank) means 0; otherwise

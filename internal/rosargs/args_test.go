@@ -272,6 +272,17 @@ func TestParamOverrides(t *testing.T) {
 	if !root["y"].Equal(param.IntegerValue(2)) || !root["w"].Equal(param.StringValue("only_root_talker")) {
 		t.Errorf("/talker overrides = %v", root)
 	}
+	// rcl's merge order: the file's "/**" entry exists before "/talker",
+	// so a later global -p value does not beat the file's /talker value.
+	f3 := filepath.Join(dir, "c.yaml")
+	os.WriteFile(f3, []byte("/**:\n  ros__parameters: {x: 1}\n/talker:\n  ros__parameters: {x: 2}\n"), 0o644)
+	c, _ := Parse([]string{"--ros-args", "--params-file", f3, "-p", "x:=5"})
+	if m, err := c.ParamOverrides("/talker", nil); err != nil || !m["x"].Equal(param.IntegerValue(2)) {
+		t.Errorf("/talker x = %v (%v), want 2", m["x"], err)
+	}
+	if m, _ := c.ParamOverrides("/other", nil); !m["x"].Equal(param.IntegerValue(5)) {
+		t.Errorf("/other x = %v, want 5", m["x"])
+	}
 	bad, _ := Parse([]string{"--ros-args", "--params-file", filepath.Join(dir, "missing.yaml")})
 	if _, err := bad.ParamOverrides("/n", nil); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("missing file: %v", err)
