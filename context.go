@@ -1,30 +1,84 @@
 package nros
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 
 	"github.com/nros-go/nros/internal/clock"
+	"github.com/nros-go/nros/internal/rosargs"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/intra"
 )
 
 // Context is one ROS runtime instance: it owns one simulated clock (the
-// ROS-time override), the transport its nodes talk through, and its nodes.
-// A process usually has one, DefaultContext, but may have several: each has
-// its own simulated time, so two contexts can run on different simulations.
+// ROS-time override), the parsed ROS command line, the transport its nodes
+// talk through, and the /clock subscriptions that drive its clock.
+//
+// A process usually has one, DefaultContext. It may have several: each has
+// its own simulated time, so two contexts can follow different simulations
+// (the spec's "one simulated clock per image" limit is per context here).
 type Context struct {
 	ov  *clock.Override
 	ros *Clock
+
+	mu           sync.Mutex
+	args         *rosargs.Args
+	rawArguments []string
+	inited       bool
+	transport    rmw.Transport
+	ownsTrans    bool
+	clockSubs    map[string]*clockSubscription
+	closed       atomic.Bool
+
+	logLevel *slog.LevelVar
+	logH     slog.Handler
+	logW     io.Writer
 }
 
 // ContextOption configures a Context.
 type ContextOption func(*Context)
 
-// NewContext returns a new context with its own simulated clock.
+// WithTransport makes the context's nodes talk through t instead of a
+// transport of their own. Contexts that share an in-process transport see
+// each other's topics.
+func WithTransport(t rmw.Transport) ContextOption {
+	return func(c *Context) { c.transport = t }
+}
+
+// WithLogHandler sends the context's node logs to h instead of stderr.
+func WithLogHandler(h slog.Handler) ContextOption {
+	return func(c *Context) { c.logH = h }
+}
+
+// WithLogOutput writes the context's node logs, in the ROS console format
+// and at the --log-level of its command line, to w instead of stderr.
+func WithLogOutput(w io.Writer) ContextOption {
+	return func(c *Context) { c.logW = w }
+}
+
+// NewContext returns a new context with its own simulated clock. Unless
+// WithTransport says otherwise, its nodes use an in-process transport of
+// their own (made on first use), so separate contexts are separate graphs.
 func NewContext(opts ...ContextOption) *Context {
-	c := &Context{ov: clock.NewOverride(sysSource)}
+	c := &Context{ov: clock.NewOverride(sysSource), clockSubs: map[string]*clockSubscription{}}
 	c.ros = c.clockFor(ROSTime)
+	c.args, _ = rosargs.Parse(nil)
+	c.logLevel = new(slog.LevelVar)
+	c.logLevel.Set(LevelInfo)
 	for _, o := range opts {
 		o(c)
+	}
+	if c.logH == nil {
+		w := c.logW
+		if w == nil {
+			w = os.Stderr
+		}
+		c.logH = NewLogHandler(w, c.logLevel)
 	}
 	return c
 }
@@ -40,8 +94,88 @@ func DefaultContext() *Context {
 	return defaultCtx
 }
 
+// Init parses the ROS 2 command line in args (os.Args[1:]: the program name
+// excluded) into the default context and returns the arguments that are not
+// ROS arguments. See Context.Init.
+func Init(args []string) (rest []string, err error) { return DefaultContext().Init(args) }
+
+// ErrAlreadyInitialized is returned by a second Init of a context.
+var ErrAlreadyInitialized = errors.New("nros: context already initialized")
+
+// Init parses the ROS 2 command line (`--ros-args ... [--]` blocks: -p,
+// --params-file, -r, --log-level, -e, ...) and keeps it for the nodes made
+// in this context afterwards: parameter overrides, remapping, node name and
+// namespace. It returns the non-ROS arguments. A malformed or unknown ROS
+// argument is an error that names it; nothing is kept then.
+func (c *Context) Init(args []string) (rest []string, err error) {
+	a, err := rosargs.Parse(args)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inited {
+		return nil, ErrAlreadyInitialized
+	}
+	if a.LogLevel != "" {
+		l, err := ParseLogLevel(a.LogLevel)
+		if err != nil {
+			return nil, err
+		}
+		c.logLevel.Set(l)
+	}
+	c.args = a
+	c.rawArguments = append([]string(nil), args...)
+	c.inited = true
+	return a.Unparsed, nil
+}
+
+// Args returns the parsed command line (empty before Init).
+func (c *Context) arguments() *rosargs.Args {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.args
+}
+
+// Transport returns the context's transport, making the default one on
+// first use.
+func (c *Context) Transport() rmw.Transport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.transport == nil {
+		c.transport = intra.New()
+		c.ownsTrans = true
+	}
+	return c.transport
+}
+
+// Shutdown closes the context's clock subscriptions and, if the context
+// made it, its transport. Nodes of a shut-down context stop receiving.
+func (c *Context) Shutdown() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	c.mu.Lock()
+	subs := c.clockSubs
+	c.clockSubs = map[string]*clockSubscription{}
+	t, owns := c.transport, c.ownsTrans
+	c.mu.Unlock()
+	for _, s := range subs {
+		s.close()
+	}
+	if owns && t != nil {
+		return t.Close()
+	}
+	return nil
+}
+
 // Clock returns the context's ROS clock.
 func (c *Context) Clock() *Clock { return c.ros }
+
+// logger returns a logger named name.
+func (c *Context) logger(name string) *slog.Logger {
+	return slog.New(c.logH).With("logger", name)
+}
 
 // TimeSource is the transport-facing half of a ROS time source: whatever
 // receives /clock samples (a subscription, a bag player, a simulator
@@ -78,3 +212,5 @@ func (s *TimeSource) Detach() {
 		s.ctx.ov.Detach()
 	}
 }
+
+func (c *Context) String() string { return fmt.Sprintf("nros.Context(%p)", c) }

@@ -3,8 +3,15 @@ package nros
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/nros-go/nros/internal/param"
+	"github.com/nros-go/nros/internal/rosargs"
+	"github.com/nros-go/nros/rmw"
 )
 
 // Node is a participant in the ROS graph: it owns timers, publishers,
@@ -14,16 +21,205 @@ type Node struct {
 	name      string
 	namespace string
 	ctx       *Context
+	cfg       nodeConfig
+	args      *rosargs.Args
+	params    *param.Store
+	log       *slog.Logger
 
-	host   timerHost // guards timers until the node joins an executor
-	mu     sync.Mutex
-	exec   *Executor
-	timers []*Timer
-	closed bool
+	host     timerHost // guards timers until the node joins an executor
+	mu       sync.Mutex
+	exec     *Executor
+	timers   []*Timer
+	entities []nodeEntity
+	closed   bool
+
+	simMu     sync.Mutex // guards clockSub
+	clockSub  *clockSubscription
+	simApply  sync.Mutex // serialises reconcileSimTime
+	simWanted atomic.Bool
+	simOn     bool
+}
+
+// nodeEntity is a publisher or subscription owned by a node.
+type nodeEntity interface {
+	attach(e *Executor)
+	close() error
 }
 
 // ErrNodeClosed is returned by operations on a closed node.
 var ErrNodeClosed = errors.New("nros: node is closed")
+
+// NodeOption configures a node.
+type NodeOption func(*nodeConfig)
+
+type nodeConfig struct {
+	namespace        string
+	ctx              *Context
+	arguments        []string
+	noGlobalArgs     bool
+	overrides        map[string]any
+	allowUndeclared  bool
+	autoDeclare      bool
+	clockQoS         QoS
+	clockQoSSet      bool
+	enclave          string
+	parameterService bool
+}
+
+// WithNamespace puts the node in a namespace ("/robot1" or "robot1").
+func WithNamespace(ns string) NodeOption { return func(c *nodeConfig) { c.namespace = ns } }
+
+// WithContext puts the node in a context other than DefaultContext.
+func WithContext(ctx *Context) NodeOption { return func(c *nodeConfig) { c.ctx = ctx } }
+
+// WithArguments gives the node its own ROS command line (as rclcpp's
+// NodeOptions::arguments): `--ros-args -p x:=1 -r a:=b`. They apply after
+// the context's arguments.
+func WithArguments(args ...string) NodeOption {
+	return func(c *nodeConfig) { c.arguments = append(c.arguments, args...) }
+}
+
+// WithoutGlobalArguments makes the node ignore the context's command line.
+func WithoutGlobalArguments() NodeOption { return func(c *nodeConfig) { c.noGlobalArgs = true } }
+
+// WithParameterOverrides sets initial parameter values that win over
+// declared defaults and over the command line. Values are Go values (bool,
+// int, float64, string, slices) or ParameterValue.
+func WithParameterOverrides(o map[string]any) NodeOption {
+	return func(c *nodeConfig) {
+		if c.overrides == nil {
+			c.overrides = map[string]any{}
+		}
+		for k, v := range o {
+			c.overrides[k] = v
+		}
+	}
+}
+
+// AllowUndeclaredParameters lets SetParameter create parameters that were
+// never declared (rclcpp's allow_undeclared_parameters).
+func AllowUndeclaredParameters() NodeOption { return func(c *nodeConfig) { c.allowUndeclared = true } }
+
+// AutomaticallyDeclareParametersFromOverrides declares every override at
+// construction (rclcpp's automatically_declare_parameters_from_overrides).
+func AutomaticallyDeclareParametersFromOverrides() NodeOption {
+	return func(c *nodeConfig) { c.autoDeclare = true }
+}
+
+// WithClockQoS changes the QoS of the node's /clock subscription (ClockQoS
+// by default), as rclcpp's NodeOptions::clock_qos.
+func WithClockQoS(q QoS) NodeOption {
+	return func(c *nodeConfig) { c.clockQoS, c.clockQoSSet = q, true }
+}
+
+// NewNode creates a node named name. The command line of its context (see
+// Init) and of WithArguments may rename it (-r __node:=x), move it (-r
+// __ns:=/y) and override its parameters (-p, --params-file). Every node
+// declares use_sim_time (false by default); true installs the /clock time
+// source. A use_sim_time override that is not a bool is an error naming the
+// parameter and the type it wants.
+func NewNode(name string, opts ...NodeOption) (*Node, error) {
+	cfg := nodeConfig{namespace: "/"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.ctx == nil {
+		cfg.ctx = DefaultContext()
+	}
+	if !cfg.clockQoSSet {
+		cfg.clockQoS = ClockQoS()
+	}
+	ctx := cfg.ctx
+	if ctx.closed.Load() {
+		return nil, errors.New("nros: context is shut down")
+	}
+	// The command line: the context's, then the node's own.
+	var all []string
+	if !cfg.noGlobalArgs {
+		all = append(all, ctx.rawArgs()...)
+	}
+	all = append(all, cfg.arguments...)
+	args, err := rosargs.Parse(all)
+	if err != nil {
+		return nil, err
+	}
+	if err := rosargs.ValidateNodeName(name); err != nil {
+		return nil, fmt.Errorf("nros: node name %q: %w", name, err)
+	}
+	ns := rosargs.NormalizeNamespace(cfg.namespace)
+	name = args.NodeName(name)
+	ns = rosargs.NormalizeNamespace(args.NamespaceFor(name, ns))
+	if err := rosargs.ValidateNodeName(name); err != nil {
+		return nil, fmt.Errorf("nros: remapped node name %q: %w", name, err)
+	}
+	if err := rosargs.ValidateNamespace(ns); err != nil {
+		return nil, fmt.Errorf("nros: namespace %q: %w", ns, err)
+	}
+	n := &Node{name: name, namespace: ns, ctx: ctx, cfg: cfg, args: args}
+	n.host.exec = nil
+	n.log = ctx.logger(loggerName(ns, name))
+
+	overrides, err := args.ParamOverrides(n.FullyQualifiedName(), os.ReadFile)
+	if err != nil {
+		return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
+	}
+	for k, v := range cfg.overrides {
+		pv, ok := v.(ParameterValue)
+		if !ok {
+			if pv, err = param.FromAny(v); err != nil {
+				return nil, fmt.Errorf("nros: parameter override %s: %w", k, err)
+			}
+		}
+		if overrides == nil {
+			overrides = map[string]param.Value{}
+		}
+		overrides[k] = pv
+	}
+	n.params = param.NewStore(param.Options{Overrides: overrides,
+		AllowUndeclared: cfg.allowUndeclared, AutoDeclareFromOverrides: cfg.autoDeclare})
+	n.params.AddOnSetCallback(validateUseSimTime)
+	n.params.AddPostSetCallback(n.onUseSimTime)
+	if !n.params.Has(UseSimTimeParameter) {
+		if _, err := n.params.Declare(UseSimTimeParameter, BoolValue(false), param.Descriptor{
+			Type:        param.TypeBool,
+			Description: "Follow the simulated clock published on /clock (reserved: the runtime acts on it)",
+		}); err != nil {
+			return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
+		}
+	} else if v, _ := n.params.Get(UseSimTimeParameter); v.Type() != param.TypeBool {
+		// Auto-declared from an override with dynamic typing: still reserved.
+		return nil, fmt.Errorf("nros: node %s: parameter '%s' must be a bool, got %s %s", n.FullyQualifiedName(),
+			UseSimTimeParameter, v.Type(), v.ValueString())
+	} else {
+		b, _ := v.Bool()
+		n.simWanted.Store(b)
+	}
+	if err := n.reconcileSimTime(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func loggerName(ns, name string) string {
+	if ns == "/" {
+		return name
+	}
+	s := ns[1:] + "." + name
+	out := []byte(s)
+	for i, c := range out {
+		if c == '/' {
+			out[i] = '.'
+		}
+	}
+	return string(out)
+}
+
+// rawArgs returns the context's command line as given to Init.
+func (c *Context) rawArgs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rawArguments
+}
 
 // Name returns the node's name.
 func (n *Node) Name() string { return n.name }
@@ -44,6 +240,31 @@ func (n *Node) Context() *Context { return n.ctx }
 
 // Clock returns the node's ROS clock (the context's).
 func (n *Node) Clock() *Clock { return n.ctx.Clock() }
+
+// Logger returns the node's logger. Records go to stderr in the ROS console
+// format, at the level of --log-level (info by default).
+func (n *Node) Logger() *slog.Logger { return n.log }
+
+func (n *Node) info() rmw.NodeInfo {
+	enc := n.args.Enclave
+	if enc == "" {
+		enc = "/"
+	}
+	return rmw.NodeInfo{Name: n.name, Namespace: n.namespace, Enclave: enc}
+}
+
+// ResolveTopicName expands a topic name for the node (relative names go
+// under its namespace, "~" is the node) and applies the command line's
+// remap rules.
+func (n *Node) ResolveTopicName(topic string) (string, error) { return n.resolveTopic(topic) }
+
+func (n *Node) resolveTopic(topic string) (string, error) {
+	fq, err := rosargs.ExpandTopicName(topic, n.name, n.namespace)
+	if err != nil {
+		return "", fmt.Errorf("nros: topic %q: %w", topic, err)
+	}
+	return n.args.RemapTopic(fq, n.name, n.namespace), nil
+}
 
 // CreateWallTimer creates a timer on steady time: it keeps its cadence in
 // real time whatever the simulated clock does (a watchdog, a keep-alive).
@@ -91,6 +312,49 @@ func (n *Node) createTimer(ref clockRef, period time.Duration, cb func(), opts [
 	return t, nil
 }
 
+// addEntity registers a publisher or subscription with the node.
+func (n *Node) addEntity(en nodeEntity) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return ErrNodeClosed
+	}
+	n.entities = append(n.entities, en)
+	if n.exec != nil {
+		en.attach(n.exec)
+	}
+	return nil
+}
+
+// Close cancels the node's timers, closes its publishers and subscriptions
+// and removes its time source (the context keeps the last simulated time).
+// It is safe to call twice.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	timers, ents, e := n.timers, n.entities, n.exec
+	n.timers, n.entities = nil, nil
+	n.mu.Unlock()
+	for _, t := range timers {
+		t.Cancel()
+	}
+	var errs []error
+	for _, en := range ents {
+		if err := en.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	n.RemoveRosTimeSource()
+	if e != nil {
+		e.removeNode(n)
+	}
+	return errors.Join(errs...)
+}
+
 // AddNode makes the executor run the node's callbacks. A node belongs to at
 // most one executor.
 func (e *Executor) AddNode(n *Node) error {
@@ -115,6 +379,20 @@ func (e *Executor) AddNode(n *Node) error {
 	e.nodes = append(e.nodes, n)
 	e.host.mu.Unlock()
 	n.host.mu.Unlock()
+	for _, en := range n.entities {
+		en.attach(e)
+	}
 	e.Wake()
 	return nil
+}
+
+func (e *Executor) removeNode(n *Node) {
+	e.host.mu.Lock()
+	defer e.host.mu.Unlock()
+	for i, x := range e.nodes {
+		if x == n {
+			e.nodes = append(e.nodes[:i], e.nodes[i+1:]...)
+			break
+		}
+	}
 }

@@ -1,0 +1,135 @@
+package nros
+
+import (
+	"github.com/nros-go/nros/internal/param"
+)
+
+// ParameterValue is an immutable, typed ROS 2 parameter value.
+type ParameterValue = param.Value
+
+// ParameterType is a ROS 2 parameter type.
+type ParameterType = param.Type
+
+// Parameter is a named parameter value.
+type Parameter = param.Parameter
+
+// ParameterDescriptor describes a parameter (type, read-only, ranges, ...).
+type ParameterDescriptor = param.Descriptor
+
+// IntegerRange and FloatingPointRange constrain numeric parameters.
+type (
+	IntegerRange       = param.IntegerRange
+	FloatingPointRange = param.FloatingPointRange
+)
+
+// SetParametersResult is the outcome of a set: success, or the reason it
+// was refused.
+type SetParametersResult = param.SetResult
+
+// ListParametersResult is the answer of ListParameters.
+type ListParametersResult = param.ListResult
+
+// ParameterCallbackHandle identifies a registered parameter callback.
+type ParameterCallbackHandle = param.CallbackHandle
+
+// Parameter types.
+const (
+	ParameterNotSet       = param.TypeNotSet
+	ParameterBool         = param.TypeBool
+	ParameterInteger      = param.TypeInteger
+	ParameterDouble       = param.TypeDouble
+	ParameterString       = param.TypeString
+	ParameterByteArray    = param.TypeByteArray
+	ParameterBoolArray    = param.TypeBoolArray
+	ParameterIntegerArray = param.TypeIntegerArray
+	ParameterDoubleArray  = param.TypeDoubleArray
+	ParameterStringArray  = param.TypeStringArray
+)
+
+// Parameter value constructors.
+var (
+	BoolValue         = param.BoolValue
+	IntegerValue      = param.IntegerValue
+	DoubleValue       = param.DoubleValue
+	StringValue       = param.StringValue
+	ByteArrayValue    = param.ByteArrayValue
+	BoolArrayValue    = param.BoolArrayValue
+	IntegerArrayValue = param.IntegerArrayValue
+	DoubleArrayValue  = param.DoubleArrayValue
+	StringArrayValue  = param.StringArrayValue
+	// ParameterValueOf converts a Go value (bool, ints, floats, string, and
+	// slices of those or []byte) to a ParameterValue.
+	ParameterValueOf = param.FromAny
+	// ParseParameterValue reads a value as `ros2 param set` and `-p` do
+	// (YAML-typed: true, 3, 1.5, "x", [1, 2]).
+	ParseParameterValue = param.ParseValue
+)
+
+// DeclareParameter declares a parameter with a default value and returns
+// its initial value: a command-line or params-file override wins over the
+// default. An override of the wrong type is an error naming the parameter
+// and the type it wants.
+func (n *Node) DeclareParameter(name string, def ParameterValue, desc ...ParameterDescriptor) (ParameterValue, error) {
+	var d ParameterDescriptor
+	if len(desc) > 0 {
+		d = desc[0]
+	}
+	return n.params.Declare(name, def, d)
+}
+
+// UndeclareParameter removes a parameter (not a read-only or statically
+// typed one, as in rclcpp).
+func (n *Node) UndeclareParameter(name string) error { return n.params.Undeclare(name) }
+
+// HasParameter reports whether a parameter is declared.
+func (n *Node) HasParameter(name string) bool { return n.params.Has(name) }
+
+// GetParameter returns a parameter's value.
+func (n *Node) GetParameter(name string) (ParameterValue, error) { return n.params.Get(name) }
+
+// SetParameter sets one parameter. A refusal (undeclared, read-only, wrong
+// type, out of range, rejected by a callback) comes back with its reason.
+func (n *Node) SetParameter(p Parameter) SetParametersResult {
+	defer n.reconcileSimTime()
+	return n.params.Set(p.Name, p.Value)
+}
+
+// SetParameters sets parameters one by one and returns one result each.
+func (n *Node) SetParameters(ps []Parameter) []SetParametersResult {
+	defer n.reconcileSimTime()
+	return n.params.SetParameters(ps)
+}
+
+// SetParametersAtomically sets all the parameters or none.
+func (n *Node) SetParametersAtomically(ps []Parameter) SetParametersResult {
+	defer n.reconcileSimTime()
+	return n.params.SetAtomically(ps)
+}
+
+// ListParameters lists parameter names under the prefixes, to depth
+// separator levels (0: any depth).
+func (n *Node) ListParameters(prefixes []string, depth uint64) ListParametersResult {
+	return n.params.List(prefixes, depth)
+}
+
+// DescribeParameters returns the descriptors of the named parameters.
+func (n *Node) DescribeParameters(names ...string) ([]ParameterDescriptor, error) {
+	return n.params.Describe(names...)
+}
+
+// AddOnSetParametersCallback registers a validator that runs before a set
+// and may reject it with a reason (rclcpp's on-set-parameters callback).
+func (n *Node) AddOnSetParametersCallback(fn func([]Parameter) SetParametersResult) *ParameterCallbackHandle {
+	return n.params.AddOnSetCallback(fn)
+}
+
+// AddPostSetParametersCallback registers a function that runs after a
+// successful set.
+func (n *Node) AddPostSetParametersCallback(fn func([]Parameter)) *ParameterCallbackHandle {
+	return n.params.AddPostSetCallback(fn)
+}
+
+// RemoveParametersCallback unregisters a callback.
+func (n *Node) RemoveParametersCallback(h *ParameterCallbackHandle) bool {
+	return n.params.RemoveCallback(h)
+}

@@ -1,0 +1,415 @@
+package nros
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/std_msgs"
+	"github.com/nros-go/nros/rmw"
+)
+
+// messagePtr is satisfied by *T when T is a ROS message struct.
+func messageOf[T any](v *T) (msg.Message, error) {
+	m, ok := any(v).(msg.Message)
+	if !ok {
+		var zero T
+		return nil, fmt.Errorf("nros: %T is not a ROS message type (*%T must implement msg.Message)", zero, zero)
+	}
+	return m, nil
+}
+
+// Publisher publishes messages of type T on one topic.
+type Publisher[T any] struct {
+	node      *Node
+	topic     string
+	typeName  string
+	pub       rmw.Publisher
+	mu        sync.Mutex
+	buf       []byte
+	bigEndian bool
+	closed    atomic.Bool
+}
+
+// PublisherOption configures a publisher.
+type PublisherOption func(*endpointConfig)
+
+// SubscriptionOption configures a subscription.
+type SubscriptionOption func(*endpointConfig)
+
+type endpointConfig struct {
+	onEvent     func(rmw.Event)
+	maxAge      time.Duration
+	onAge       func(AgeViolation)
+	bigEndian   bool
+	onDropped   func(error)
+	queueLimitN int
+}
+
+// WithEndpointEvents receives the endpoint's events (matched, unmatched,
+// incompatible QoS naming the policy). It runs on a transport goroutine and
+// must not block.
+func WithEndpointEvents(fn func(rmw.Event)) func(*endpointConfig) {
+	return func(c *endpointConfig) { c.onEvent = fn }
+}
+
+// WithBigEndian makes a publisher encode big-endian CDR (little-endian is
+// the default and what ROS 2 sends).
+func WithBigEndian() PublisherOption { return func(c *endpointConfig) { c.bigEndian = true } }
+
+// NewPublisher creates a publisher of T on topic (resolved against the
+// node's namespace and remapped by the command line).
+func NewPublisher[T any](n *Node, topic string, qos QoS, opts ...PublisherOption) (*Publisher[T], error) {
+	m, err := messageOf(new(T))
+	if err != nil {
+		return nil, err
+	}
+	var cfg endpointConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	resolved, err := n.resolveTopic(topic)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateQoS(qos); err != nil {
+		return nil, err
+	}
+	pub, err := n.ctx.Transport().NewPublisher(n.info(), resolved, m.TypeName(), qos, n.eventOptions(resolved, "publisher", cfg.onEvent))
+	if err != nil {
+		return nil, err
+	}
+	p := &Publisher[T]{node: n, topic: resolved, typeName: m.TypeName(), pub: pub, bigEndian: cfg.bigEndian}
+	if err := n.addEntity(p); err != nil {
+		pub.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Topic returns the resolved topic name.
+func (p *Publisher[T]) Topic() string { return p.topic }
+
+// Publish serializes m and sends it. It is safe for concurrent use.
+func (p *Publisher[T]) Publish(m *T) error {
+	if p.closed.Load() {
+		return errors.New("nros: publisher is closed")
+	}
+	mm, err := messageOf(m)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = msg.Marshal(mm, !p.bigEndian, p.buf[:0])
+	return p.pub.Publish(p.buf)
+}
+
+// MatchedSubscriptions returns how many subscriptions are matched.
+func (p *Publisher[T]) MatchedSubscriptions() int { return p.pub.MatchedSubscriptions() }
+
+// Close closes the publisher. It is safe to call twice.
+func (p *Publisher[T]) Close() error { return p.close() }
+
+func (p *Publisher[T]) attach(*Executor) {}
+func (p *Publisher[T]) close() error {
+	if !p.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return p.pub.Close()
+}
+
+func (n *Node) eventOptions(topic, kind string, user func(rmw.Event)) rmw.EndpointOptions {
+	return rmw.EndpointOptions{OnEvent: func(ev rmw.Event) {
+		if ev.Kind == rmw.EventIncompatibleQoS {
+			n.log.Warn("incompatible QoS: no match", "topic", topic, "endpoint", kind, "policy", ev.Policy, "remote", ev.Remote)
+		}
+		if user != nil {
+			user(ev)
+		}
+	}}
+}
+
+func validateQoS(q QoS) error {
+	if q.History != rmw.KeepAll && q.Depth < 0 {
+		return fmt.Errorf("nros: QoS depth %d is negative", q.Depth)
+	}
+	if q.Deadline < 0 || q.Lifespan < 0 || q.LivelinessLeaseDuration < 0 {
+		return errors.New("nros: QoS durations must not be negative")
+	}
+	return nil
+}
+
+// AgeViolation reports a message older than its subscription's max age.
+type AgeViolation struct {
+	Topic  string
+	Age    time.Duration // epoch clock now minus header.stamp
+	MaxAge time.Duration
+	// Count is the subscription's total number of late messages so far.
+	Count uint64
+}
+
+// Stamped is implemented by messages with a std_msgs/Header; the age
+// monitor reads their stamp.
+type Stamped interface {
+	StampHeader() *std_msgs.Header
+}
+
+// WithMaxAge turns on the age monitor for a subscription: a message whose
+// header.stamp is older than max by the executor's epoch clock (see
+// Executor.SetEpochClock; system time by default) is counted, and reported
+// once per episode (until a message arrives in time again) to onViolation,
+// or logged as a warning when onViolation is nil. Messages without a header
+// and stamps with sec <= 0 (unstamped) are not checked.
+//
+// The epoch clock is not ROS time: under simulation, stamps taken from
+// node.Clock().Now() are simulated times, and the ages computed against the
+// epoch clock are meaningless (usually enormous). Stamp from the epoch clock,
+// or leave the age rule off for that topic while simulating.
+func WithMaxAge(max time.Duration, onViolation func(AgeViolation)) SubscriptionOption {
+	return func(c *endpointConfig) { c.maxAge, c.onAge = max, onViolation }
+}
+
+// WithDroppedHandler is called (on the transport goroutine) for every
+// received sample that cannot be decoded, with the reason. Such samples are
+// dropped and counted either way.
+func WithDroppedHandler(fn func(error)) SubscriptionOption {
+	return func(c *endpointConfig) { c.onDropped = fn }
+}
+
+var subIDs atomic.Uint64
+
+// Subscription calls a function for every message of type T that arrives on
+// a topic, on the goroutine that spins the node's executor.
+//
+// Messages are decoded on the transport's goroutine (a sample that does not
+// decode is dropped and counted) and queued by the QoS history: keep-last
+// keeps the newest depth messages and counts the ones it overwrites;
+// keep-all queues up to a large bound.
+type Subscription[T any] struct {
+	id    uint64
+	node  *Node
+	topic string
+	cb    func(*T)
+	cfg   endpointConfig
+	sub   rmw.Subscription
+	limit int
+
+	mu        sync.Mutex
+	queue     []*T // ring
+	head, n   int
+	scheduled bool
+	exec      *Executor
+	closed    bool
+
+	received, dropped, lost atomic.Uint64
+	lateCount               atomic.Uint64
+	late                    bool // in a late episode (executor goroutine only)
+}
+
+// NewSubscription subscribes cb to topic.
+func NewSubscription[T any](n *Node, topic string, qos QoS, cb func(*T), opts ...SubscriptionOption) (*Subscription[T], error) {
+	m, err := messageOf(new(T))
+	if err != nil {
+		return nil, err
+	}
+	if cb == nil {
+		return nil, errors.New("nros: subscription callback is nil")
+	}
+	var cfg endpointConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.maxAge < 0 {
+		return nil, fmt.Errorf("nros: max age %v is negative", cfg.maxAge)
+	}
+	resolved, err := n.resolveTopic(topic)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateQoS(qos); err != nil {
+		return nil, err
+	}
+	q := qos.Normalize()
+	limit := q.Depth
+	if q.History == rmw.KeepAll {
+		limit = keepAllCap
+	}
+	s := &Subscription[T]{id: subIDs.Add(1), node: n, topic: resolved, cb: cb, cfg: cfg, limit: limit}
+	s.queue = make([]*T, min(limit, 64))
+	sub, err := n.ctx.Transport().NewSubscription(n.info(), resolved, m.TypeName(), qos, s.deliver, n.eventOptions(resolved, "subscription", cfg.onEvent))
+	if err != nil {
+		return nil, err
+	}
+	s.sub = sub
+	if err := n.addEntity(s); err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Topic returns the resolved topic name.
+func (s *Subscription[T]) Topic() string { return s.topic }
+
+// Received counts the messages decoded and queued.
+func (s *Subscription[T]) Received() uint64 { return s.received.Load() }
+
+// Dropped counts samples that did not decode.
+func (s *Subscription[T]) Dropped() uint64 { return s.dropped.Load() }
+
+// Lost counts queued messages overwritten by newer ones (keep-last) or
+// refused by a full keep-all queue before the callback could take them.
+func (s *Subscription[T]) Lost() uint64 { return s.lost.Load() }
+
+// AgeViolations counts messages older than WithMaxAge allows.
+func (s *Subscription[T]) AgeViolations() uint64 { return s.lateCount.Load() }
+
+// MatchedPublishers returns how many publishers are matched.
+func (s *Subscription[T]) MatchedPublishers() int { return s.sub.MatchedPublishers() }
+
+// Close unsubscribes. Queued messages are discarded. Safe to call twice.
+func (s *Subscription[T]) Close() error { return s.close() }
+
+func (s *Subscription[T]) identity() (uint64, string) { return s.id, s.topic }
+
+// deliver runs on the transport goroutine.
+func (s *Subscription[T]) deliver(smp rmw.Sample) {
+	v := new(T)
+	m, _ := messageOf(v)
+	if err := msg.Unmarshal(smp.Data, m); err != nil {
+		s.dropped.Add(1)
+		if s.cfg.onDropped != nil {
+			s.cfg.onDropped(err)
+		}
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.received.Add(1)
+	if s.n == s.limit {
+		if s.limit >= keepAllCap && s.limit != 0 {
+			// keep-all at its bound: refuse the newest, never lose queued data silently
+			s.lost.Add(1)
+			s.mu.Unlock()
+			return
+		}
+		// keep-last: overwrite the oldest
+		s.queue[s.head] = nil
+		s.head = (s.head + 1) % len(s.queue)
+		s.n--
+		s.lost.Add(1)
+	}
+	if s.n == len(s.queue) {
+		s.grow()
+	}
+	s.queue[(s.head+s.n)%len(s.queue)] = v
+	s.n++
+	e := s.exec
+	sched := e != nil && !s.scheduled
+	if sched {
+		s.scheduled = true
+	}
+	s.mu.Unlock()
+	if sched {
+		e.schedule(s)
+	}
+}
+
+func (s *Subscription[T]) grow() {
+	size := min(max(2*len(s.queue), 1), s.limit)
+	q := make([]*T, size)
+	for i := 0; i < s.n; i++ {
+		q[i] = s.queue[(s.head+i)%len(s.queue)]
+	}
+	s.queue, s.head = q, 0
+}
+
+// execute runs on the executor goroutine: one message per pass.
+func (s *Subscription[T]) execute(e *Executor) bool {
+	s.mu.Lock()
+	if s.n == 0 || s.closed {
+		s.scheduled = false
+		s.mu.Unlock()
+		return false
+	}
+	v := s.queue[s.head]
+	s.queue[s.head] = nil
+	s.head = (s.head + 1) % len(s.queue)
+	s.n--
+	more := s.n > 0
+	if !more {
+		s.scheduled = false
+	}
+	s.mu.Unlock()
+	if s.cfg.maxAge > 0 {
+		s.checkAge(e, v)
+	}
+	s.cb(v)
+	return more
+}
+
+// checkAge applies the max-age rule against the executor's epoch clock.
+func (s *Subscription[T]) checkAge(e *Executor, v *T) {
+	var h *std_msgs.Header
+	switch x := any(v).(type) {
+	case Stamped:
+		h = x.StampHeader()
+	case *std_msgs.Header:
+		h = x
+	default:
+		return
+	}
+	if h.Stamp.Sec <= 0 {
+		return // unstamped
+	}
+	stampUs := int64(h.Stamp.Sec)*1e6 + int64(h.Stamp.Nanosec)/1e3
+	age := time.Duration(e.epochNowUs()-stampUs) * time.Microsecond
+	if age <= s.cfg.maxAge {
+		s.late = false // recovered: the next violation is a new episode
+		return
+	}
+	count := s.lateCount.Add(1)
+	if s.late {
+		return
+	}
+	s.late = true
+	viol := AgeViolation{Topic: s.topic, Age: age, MaxAge: s.cfg.maxAge, Count: count}
+	if s.cfg.onAge != nil {
+		s.cfg.onAge(viol)
+		return
+	}
+	s.node.log.Warn("message older than its max age", "topic", s.topic, "age", age, "max_age", s.cfg.maxAge)
+}
+
+func (s *Subscription[T]) attach(e *Executor) {
+	s.mu.Lock()
+	s.exec = e
+	sched := s.n > 0 && !s.scheduled
+	if sched {
+		s.scheduled = true
+	}
+	s.mu.Unlock()
+	if sched {
+		e.schedule(s)
+	}
+}
+
+func (s *Subscription[T]) close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	clear(s.queue)
+	s.n = 0
+	s.mu.Unlock()
+	return s.sub.Close()
+}

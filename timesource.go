@@ -1,0 +1,313 @@
+package nros
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nros-go/nros/internal/param"
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
+	"github.com/nros-go/nros/rmw"
+)
+
+// UseSimTimeParameter is the reserved parameter that turns simulated time
+// on for a node: every node declares it (false by default); setting it true
+// installs the /clock time source on the node's context, setting it false
+// stops installing samples and keeps the last simulated time.
+const UseSimTimeParameter = "use_sim_time"
+
+// DefaultClockTopic is where simulators and `ros2 bag play --clock` publish.
+const DefaultClockTopic = "/clock"
+
+// clockSubscription is a context's subscription to one clock topic, shared
+// by every node of the context that installs a time source on that topic.
+type clockSubscription struct {
+	ctx     *Context
+	topic   string
+	qos     QoS
+	refs    int
+	sub     rmw.Subscription
+	src     *TimeSource
+	dropped atomic.Uint64
+	once    sync.Once
+}
+
+// deliver runs on the transport's goroutine: the sample is installed there,
+// never queued behind user callbacks, so a callback that waits on ROS time
+// cannot starve the clock.
+func (cs *clockSubscription) deliver(s rmw.Sample) {
+	var m rosgraph_msgs.Clock
+	if err := msg.Unmarshal(s.Data, &m); err != nil {
+		cs.dropped.Add(1)
+		return
+	}
+	cs.src.Install(NewTime(m.Clock.Sec, m.Clock.Nanosec))
+}
+
+func (cs *clockSubscription) close() {
+	cs.once.Do(func() {
+		if cs.sub != nil {
+			cs.sub.Close()
+		}
+		cs.src.Detach()
+	})
+}
+
+// acquireClock returns the context's subscription on topic, making it on
+// first use with qos.
+func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo) (*clockSubscription, error) {
+	if c.closed.Load() {
+		return nil, errors.New("nros: context is shut down")
+	}
+	t := c.Transport()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cs := c.clockSubs[topic]; cs != nil {
+		cs.refs++
+		return cs, nil
+	}
+	cs := &clockSubscription{ctx: c, topic: topic, qos: qos, refs: 1}
+	cs.src = c.AttachTimeSource()
+	sub, err := t.NewSubscription(node, topic, (&rosgraph_msgs.Clock{}).TypeName(), qos, cs.deliver, rmw.EndpointOptions{})
+	if err != nil {
+		cs.src.Detach()
+		return nil, fmt.Errorf("nros: subscribing to %s: %w", topic, err)
+	}
+	cs.sub = sub
+	c.clockSubs[topic] = cs
+	return cs, nil
+}
+
+// releaseClock drops one reference; the last one unsubscribes. The context
+// keeps the last simulated time.
+func (c *Context) releaseClock(cs *clockSubscription) {
+	c.mu.Lock()
+	cs.refs--
+	last := cs.refs == 0
+	if last && c.clockSubs[cs.topic] == cs {
+		delete(c.clockSubs, cs.topic)
+	}
+	c.mu.Unlock()
+	if last {
+		cs.close()
+	}
+}
+
+// ClockSamplesDropped counts /clock samples that arrived malformed and were
+// dropped, over the context's clock subscriptions.
+func (c *Context) ClockSamplesDropped() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n uint64
+	for _, cs := range c.clockSubs {
+		n += cs.dropped.Load()
+	}
+	return n
+}
+
+// InstallRosTimeSource subscribes the node's context to /clock (remapped
+// by the command line's -r rules, e.g. `-r clock:=/sim/clock`), so that the
+// node's ROS clock follows it. It is what use_sim_time=true does.
+func (n *Node) InstallRosTimeSource() error { return n.InstallRosTimeSourceOn(DefaultClockTopic) }
+
+// InstallRosTimeSourceOn subscribes to a clock on another topic (relative
+// names are resolved against the node's namespace, then remapped). The
+// subscription uses ClockQoS, or the node's WithClockQoS profile, modified
+// by the read-only parameters qos_overrides.<topic>.subscription.{reliability,
+// durability,history,depth} as rclcpp does. Nodes of one context share one
+// subscription per topic. Installing on another topic replaces the node's
+// previous source.
+func (n *Node) InstallRosTimeSourceOn(topic string) error {
+	resolved, err := n.resolveTopic(topic)
+	if err != nil {
+		return err
+	}
+	n.simMu.Lock()
+	defer n.simMu.Unlock()
+	if n.clockSub != nil {
+		if n.clockSub.topic == resolved {
+			return nil
+		}
+		n.ctx.releaseClock(n.clockSub)
+		n.clockSub = nil
+	}
+	qos, err := n.clockQoSFor(resolved)
+	if err != nil {
+		return err
+	}
+	cs, err := n.ctx.acquireClock(resolved, qos, n.info())
+	if err != nil {
+		return err
+	}
+	n.clockSub = cs
+	return nil
+}
+
+// RemoveRosTimeSource stops the node's time source: samples stop being
+// installed (once no other node of the context listens) and the clock keeps
+// the last simulated time. It is what use_sim_time=false does.
+func (n *Node) RemoveRosTimeSource() {
+	n.simMu.Lock()
+	defer n.simMu.Unlock()
+	if n.clockSub != nil {
+		n.ctx.releaseClock(n.clockSub)
+		n.clockSub = nil
+	}
+}
+
+// RosTimeSourceTopic returns the topic of the node's installed time source,
+// or "" when it has none.
+func (n *Node) RosTimeSourceTopic() string {
+	n.simMu.Lock()
+	defer n.simMu.Unlock()
+	if n.clockSub == nil {
+		return ""
+	}
+	return n.clockSub.topic
+}
+
+// clockQoSFor declares (once) the read-only QoS override parameters of the
+// clock subscription and applies them.
+func (n *Node) clockQoSFor(topic string) (QoS, error) {
+	q := n.cfg.clockQoS
+	prefix := "qos_overrides." + topic + ".subscription."
+	decl := func(name string, def ParameterValue) (ParameterValue, error) {
+		full := prefix + name
+		if n.params.Has(full) {
+			return n.params.Get(full)
+		}
+		return n.params.Declare(full, def, param.Descriptor{ReadOnly: true,
+			Description: "QoS override for the " + topic + " time source subscription (read-only: give it at startup)"})
+	}
+	v, err := decl("reliability", StringValue(policyName(q.Reliability)))
+	if err != nil {
+		return q, err
+	}
+	s, _ := v.Str()
+	switch strings.ToLower(s) {
+	case "reliable":
+		q.Reliability = rmw.Reliable
+	case "best_effort":
+		q.Reliability = rmw.BestEffort
+	case "system_default":
+		q.Reliability = rmw.ReliabilitySystemDefault
+	default:
+		return q, fmt.Errorf("nros: %sreliability: %q is not reliable, best_effort or system_default", prefix, s)
+	}
+	if v, err = decl("durability", StringValue(durabilityName(q.Durability))); err != nil {
+		return q, err
+	}
+	s, _ = v.Str()
+	switch strings.ToLower(s) {
+	case "volatile":
+		q.Durability = rmw.Volatile
+	case "transient_local":
+		q.Durability = rmw.TransientLocal
+	case "system_default":
+		q.Durability = rmw.DurabilitySystemDefault
+	default:
+		return q, fmt.Errorf("nros: %sdurability: %q is not volatile, transient_local or system_default", prefix, s)
+	}
+	if v, err = decl("history", StringValue(historyName(q.History))); err != nil {
+		return q, err
+	}
+	s, _ = v.Str()
+	switch strings.ToLower(s) {
+	case "keep_last":
+		q.History = rmw.KeepLast
+	case "keep_all":
+		q.History = rmw.KeepAll
+	case "system_default":
+		q.History = rmw.HistorySystemDefault
+	default:
+		return q, fmt.Errorf("nros: %shistory: %q is not keep_last, keep_all or system_default", prefix, s)
+	}
+	if v, err = decl("depth", IntegerValue(int64(q.Depth))); err != nil {
+		return q, err
+	}
+	d, _ := v.Integer()
+	if d < 0 || d > 1<<20 {
+		return q, fmt.Errorf("nros: %sdepth: %d out of range [0, 1048576]", prefix, d)
+	}
+	q.Depth = int(d)
+	return q, nil
+}
+
+func policyName(r rmw.Reliability) string {
+	switch r {
+	case rmw.Reliable:
+		return "reliable"
+	case rmw.BestEffort:
+		return "best_effort"
+	}
+	return "system_default"
+}
+
+func durabilityName(d rmw.Durability) string {
+	switch d {
+	case rmw.Volatile:
+		return "volatile"
+	case rmw.TransientLocal:
+		return "transient_local"
+	}
+	return "system_default"
+}
+
+func historyName(h rmw.History) string {
+	switch h {
+	case rmw.KeepLast:
+		return "keep_last"
+	case rmw.KeepAll:
+		return "keep_all"
+	}
+	return "system_default"
+}
+
+// onUseSimTime records the wanted state after a successful change of
+// use_sim_time. It runs inside the parameter store (which must not be
+// re-entered), so the node applies it with reconcileSimTime once the set
+// has returned.
+func (n *Node) onUseSimTime(ps []Parameter) {
+	for _, p := range ps {
+		if p.Name == UseSimTimeParameter {
+			on, _ := p.Value.Bool()
+			n.simWanted.Store(on)
+		}
+	}
+}
+
+// reconcileSimTime installs or removes the /clock source to match
+// use_sim_time.
+func (n *Node) reconcileSimTime() error {
+	n.simApply.Lock()
+	defer n.simApply.Unlock()
+	want := n.simWanted.Load()
+	if want == n.simOn {
+		return nil
+	}
+	if want {
+		if err := n.InstallRosTimeSource(); err != nil {
+			n.log.Error("use_sim_time: cannot install the /clock time source", "err", err)
+			return err
+		}
+	} else {
+		n.RemoveRosTimeSource()
+	}
+	n.simOn = want
+	return nil
+}
+
+// validateUseSimTime refuses a use_sim_time that is not a bool with a clear
+// reason (the store refuses type changes too; this names the rule).
+func validateUseSimTime(ps []Parameter) SetParametersResult {
+	for _, p := range ps {
+		if p.Name == UseSimTimeParameter && p.Value.Type() != ParameterBool {
+			return SetParametersResult{Reason: fmt.Sprintf("parameter '%s' must be a bool (got %s %s)",
+				UseSimTimeParameter, p.Value.Type(), p.Value.ValueString())}
+		}
+	}
+	return SetParametersResult{Successful: true}
+}
