@@ -313,11 +313,16 @@ func (r *Reader) Reset(msg []byte) error {
 	r.off = HeaderSize
 	r.err = err
 	r.Header = h
-	r.State = ReceiverState{
-		SourceVersion: h.Version,
-		SourceVendor:  h.Vendor,
-		SourcePrefix:  h.Prefix,
-	}
+	// Field by field: the reply locator arrays need no clearing.
+	st := &r.State
+	st.SourceVersion = h.Version
+	st.SourceVendor = h.Vendor
+	st.SourcePrefix = h.Prefix
+	st.DestPrefix = GuidPrefix{}
+	st.HaveTimestamp = false
+	st.Timestamp = Time{}
+	st.NumUnicastReply = 0
+	st.NumMulticastReply = 0
 	return err
 }
 
@@ -690,3 +695,23 @@ func decodeLocatorList(bo binary.ByteOrder, b []byte, dst *[MaxReplyLocators]Loc
 	}
 	return 4 + 24*int(n), nil
 }
+
+// IsFor reports whether the following submessages are addressed to the
+// participant with prefix p (DestPrefix unknown means everyone).
+func (s *ReceiverState) IsFor(p GuidPrefix) bool { return s.DestPrefix.IsZero() || s.DestPrefix == p }
+
+// Valid reports whether the HEARTBEAT follows the spec's validity rules:
+// firstSN >= 1, lastSN >= 0 and lastSN >= firstSN-1 (lastSN = firstSN-1
+// means an empty history). Cyclone drops invalid heartbeats.
+func (h *Heartbeat) Valid() bool {
+	return h.FirstSN >= 1 && h.LastSN >= 0 && h.LastSN >= h.FirstSN-1
+}
+
+// Valid reports whether the GAP follows the spec's validity rules:
+// gapStart >= 1 and gapList.base >= 1 (numBits <= 256 is checked by the decoder).
+func (g *Gap) Valid() bool { return g.GapStart >= 1 && g.GapList.Base >= 1 }
+
+// Valid reports whether the ACKNACK's bitmap base is >= 1, as the spec
+// (and Cyclone) require. Fast DDS may send a preemptive ACKNACK with base
+// 0; treat that like base 1 instead of rejecting it.
+func (a *AckNack) Valid() bool { return a.ReaderSNState.Base >= 1 }

@@ -385,3 +385,30 @@ func TestInlineQos(t *testing.T) {
 		t.Error("Find absent")
 	}
 }
+
+func TestValidity(t *testing.T) {
+	hbs := []struct {
+		first, last SequenceNumber
+		ok          bool
+	}{{1, 0, true}, {1, 1, true}, {5, 4, true}, {5, 3, false}, {0, 0, false}, {1, -1, false}}
+	for _, tt := range hbs {
+		h := Heartbeat{FirstSN: tt.first, LastSN: tt.last}
+		if h.Valid() != tt.ok {
+			t.Errorf("heartbeat %d..%d valid=%v", tt.first, tt.last, h.Valid())
+		}
+	}
+	if (&Gap{GapStart: 0, GapList: SequenceNumberSet{Base: 1}}).Valid() || !(&Gap{GapStart: 1, GapList: SequenceNumberSet{Base: 1}}).Valid() {
+		t.Error("gap")
+	}
+	if (&AckNack{}).Valid() || !(&AckNack{ReaderSNState: SequenceNumberSet{Base: 1}}).Valid() {
+		t.Error("acknack")
+	}
+	st := ReceiverState{}
+	if !st.IsFor(testPrefix) {
+		t.Error("unknown dest")
+	}
+	st.DestPrefix = GuidPrefix{1}
+	if st.IsFor(testPrefix) || !st.IsFor(GuidPrefix{1}) {
+		t.Error("dest")
+	}
+}
