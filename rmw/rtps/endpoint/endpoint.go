@@ -81,7 +81,8 @@ const (
 	DefaultMaxImplicitWriters = 256
 )
 
-// Header fields every endpoint puts on its messages.
+// Participant holds the RTPS header fields (besides the GUID prefix) an
+// endpoint puts on its messages.
 type Participant struct {
 	// Vendor is the vendor id of the RTPS header.
 	Vendor wire.VendorID
