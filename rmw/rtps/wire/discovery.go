@@ -355,7 +355,8 @@ func (r plReader) octets(pid ParameterID, v []byte) ([]byte, error) {
 
 // Decode parses an SPDP payload (with its PL_CDR encapsulation header)
 // into p, replacing its contents. Missing PIDs keep the spec defaults
-// (lease 100 s). It fails on framing errors, malformed known PIDs and
+// (lease 100 s). Without PARTICIPANT_GUID the prefix is taken from a
+// KEY_HASH parameter in the payload, if any. It fails on framing errors, malformed known PIDs and
 // unknown must-understand PIDs; it does not check required PIDs (see
 // Validate).
 func (p *ParticipantData) Decode(payload []byte) error {
@@ -365,7 +366,7 @@ func (p *ParticipantData) Decode(payload []byte) error {
 	}
 	*p = ParticipantData{LeaseDuration: DefaultLeaseDuration}
 	r := plReader{bo: pl.Order()}
-	haveBES := false
+	haveBES, haveGUID := false, false
 	it := pl.Iter()
 	for {
 		pid, v, ok := it.Next()
@@ -383,12 +384,16 @@ func (p *ParticipantData) Decode(payload []byte) error {
 				return badParam(pid, "short")
 			}
 			p.VendorID = VendorID{v[0], v[1]}
-		case PIDParticipantGUID:
+		case PIDParticipantGUID, PIDKeyHash:
 			g, err := guid16(pid, v)
 			if err != nil {
 				return err
 			}
-			p.GuidPrefix = g.Prefix
+			// PARTICIPANT_GUID wins over a KEY_HASH in the payload.
+			if pid == PIDParticipantGUID || !haveGUID {
+				p.GuidPrefix = g.Prefix
+			}
+			haveGUID = haveGUID || pid == PIDParticipantGUID
 		case PIDExpectsInlineQos:
 			if len(v) < 1 {
 				return badParam(pid, "short")
@@ -458,6 +463,8 @@ func (p *ParticipantData) Decode(payload []byte) error {
 // Decode parses an SEDP payload (with its PL_CDR encapsulation header)
 // into e, replacing its contents. writer says whether the sample came
 // from the publications writer (which selects the reliability default).
+// Without ENDPOINT_GUID the GUID is taken from a KEY_HASH parameter in the
+// payload, if any (a KEY_HASH in the inline QoS is the caller's business).
 // It fails on framing errors, malformed known PIDs, reliability kinds
 // other than 1 and 2, and unknown must-understand PIDs; it does not check
 // required PIDs (see Validate).
@@ -468,6 +475,7 @@ func (e *EndpointData) Decode(payload []byte, writer bool) error {
 	}
 	*e = NewEndpointData(writer)
 	r := plReader{bo: pl.Order()}
+	haveGUID := false
 	it := pl.Iter()
 	for {
 		pid, v, ok := it.Next()
@@ -485,10 +493,17 @@ func (e *EndpointData) Decode(payload []byte, writer bool) error {
 				return badParam(pid, "short")
 			}
 			e.VendorID = VendorID{v[0], v[1]}
-		case PIDEndpointGUID:
-			if e.EndpointGUID, err = guid16(pid, v); err != nil {
+		case PIDEndpointGUID, PIDKeyHash:
+			g, err := guid16(pid, v)
+			if err != nil {
 				return err
 			}
+			// ENDPOINT_GUID wins over a KEY_HASH in the payload (Fast DDS
+			// accepts either).
+			if pid == PIDEndpointGUID || !haveGUID {
+				e.EndpointGUID = g
+			}
+			haveGUID = haveGUID || pid == PIDEndpointGUID
 		case PIDParticipantGUID:
 			if e.ParticipantGUID, err = guid16(pid, v); err != nil {
 				return err

@@ -35,8 +35,17 @@
 // spec says; submessages returned before it remain valid.
 //
 // Decoding checks structure only (lengths, numBits <= 256, fragment
-// arithmetic, D and K not both set); semantic rules such as "ACKNACK base
-// >= 1" are left to the endpoints, since Fast DDS sends a base of 0.
+// arithmetic, D and K not both set; bitmap bits beyond numBits are
+// cleared). Semantic rules are left to the endpoints, with helpers
+// Heartbeat.Valid, Gap.Valid and AckNack.Valid (Fast DDS sends ACKNACK
+// base 0, which the spec calls invalid). ReceiverState.IsFor tells whether
+// INFO_DST addressed the following submessages to a given participant.
+// Like Fast DDS (and unlike Cyclone) the Reader accepts submessage lengths
+// that are not multiples of 4; the Builder never produces them.
+//
+// Data.SerializedPayload runs to the end of the submessage, so it may
+// carry up to 3 bytes of zero padding after the CDR data; CDR decoders
+// ignore trailing bytes.
 //
 // # Encoding
 //

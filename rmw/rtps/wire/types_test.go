@@ -412,3 +412,22 @@ func TestValidity(t *testing.T) {
 		t.Error("dest")
 	}
 }
+
+func TestKeyHashFallback(t *testing.T) {
+	g := GUID{testPrefix, wtr}
+	kh := g.Bytes()
+	other := GUID{GuidPrefix{9}, rdr}.Bytes()
+	pl := AppendSentinel(AppendParameter(AppendParameter([]byte{0, 3, 0, 0}, PIDKeyHash, kh[:]), PIDEndpointGUID, other[:]))
+	var e EndpointData
+	if err := e.Decode(pl, true); err != nil || e.EndpointGUID != GUIDFromBytes(other) {
+		t.Fatalf("ENDPOINT_GUID must win: %v %v", e.EndpointGUID, err)
+	}
+	pl = AppendSentinel(AppendParameter([]byte{0, 3, 0, 0}, PIDKeyHash, kh[:]))
+	if err := e.Decode(pl, true); err != nil || e.EndpointGUID != g {
+		t.Fatalf("KEY_HASH fallback: %v %v", e.EndpointGUID, err)
+	}
+	var p ParticipantData
+	if err := p.Decode(pl); err != nil || p.GuidPrefix != testPrefix {
+		t.Fatalf("SPDP KEY_HASH fallback: %v %v", p.GuidPrefix, err)
+	}
+}
