@@ -1,6 +1,13 @@
 // Package rosargs parses the ROS 2 command line (`--ros-args ... [--]`
 // blocks) as rcl does, and implements ROS name validation, expansion and
-// remapping, node name/namespace remapping and ROS_DOMAIN_ID parsing.
+// remapping, node name/namespace remapping, parameter-override resolution
+// and ROS_DOMAIN_ID parsing.
+//
+// Deliberate differences from rcl: a remap rule outside --ros-args (rcl's
+// deprecated form) is left in Unparsed; a value that is "--" or
+// "--ros-args" counts as missing; --enclave is validated at parse time
+// (rcl does it at init); in ExpandTopicName "{ns}/x" in the root
+// namespace gives "/x" where rcl would produce the invalid "//x".
 package rosargs
 
 import (

@@ -94,10 +94,11 @@ func ValidateFullTopicName(name string) error {
 
 // ValidateTopicName checks a topic or service name before expansion, as
 // rcl_validate_topic_name does: non-empty; only letters, digits, '_', '/',
-// '~', '{' and '}'; no trailing '/', no '//'; not starting with a digit,
-// nor any token; '~' only first and then followed by '/' (or alone);
-// '{...}' substitutions balanced, non-empty, of letters, digits and '_',
-// not starting with a digit.
+// '~', '{' and '}'; no trailing '/'; not starting with a digit, nor any
+// token after '/'; '~' only first and then followed by '/' (or alone);
+// '{...}' substitutions balanced, of letters, digits and '_', not
+// starting with a digit. ('//' and unknown or empty substitutions are
+// caught by ExpandTopicName, as in rcl.)
 func ValidateTopicName(name string) error {
 	if name == "" {
 		return errors.New("topic name must not be empty")
@@ -114,9 +115,6 @@ func ValidateTopicName(name string) error {
 		if inSub >= 0 {
 			switch {
 			case c == '}':
-				if i == inSub+1 {
-					return fmt.Errorf("topic name %q has an empty substitution (index %d)", name, inSub)
-				}
 				inSub = -1
 			case isAlnum(c) || c == '_':
 				if i == inSub+1 && isDigit(c) {
@@ -140,9 +138,6 @@ func ValidateTopicName(name string) error {
 				return fmt.Errorf("topic name %q: '~' must be followed by '/'", name)
 			}
 		case c == '/':
-			if i > 0 && name[i-1] == '/' {
-				return fmt.Errorf("topic name %q must not contain '//' (index %d)", name, i)
-			}
 			if i+1 < len(name) && isDigit(name[i+1]) {
 				return fmt.Errorf("topic name %q has a token starting with a number (index %d)", name, i+1)
 			}

@@ -37,7 +37,15 @@ func TestValidateTopicName(t *testing.T) {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "a/", "1a", "/1a", "a/2", "a//b", "a~", "~a", "/~", "{", "}", "{a", "a}", "{}", "{1x}", "{a/b}", "{{a}}", "a b", "a.b", "a-b"} {
+	for _, ok := range []string{"a//b", "{}"} { // caught at expansion
+		if err := ValidateTopicName(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+		if _, err := ExpandTopicName(ok, "n", "/"); err == nil {
+			t.Errorf("Expand(%q) accepted", ok)
+		}
+	}
+	for _, bad := range []string{"", "a/", "1a", "/1a", "a/2", "a~", "~a", "/~", "{", "}", "{a", "a}", "{1x}", "{a/b}", "{{a}}", "a b", "a.b", "a-b"} {
 		if ValidateTopicName(bad) == nil {
 			t.Errorf("%q accepted", bad)
 		}
