@@ -1,5 +1,6 @@
 // Package demo is `nros demo`: an in-process simulated clock follows a
-// script and drives a node with one ROS-time timer and one wall timer, so
+// script, publishes /clock over the in-process transport, and drives a node
+// (use_sim_time true) with one ROS-time timer and one wall timer, so
 // that every edge of simulated time (pause, rates, backward and forward
 // jumps, the first sample replacing system time) shows on one timeline.
 //
@@ -24,6 +25,8 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/internal/clockscript"
+	"github.com/nros-go/nros/msg/builtin_interfaces"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
 )
 
 // DefaultScript walks through every edge of the spec in nine seconds.
@@ -78,11 +81,17 @@ func Run(ctx context.Context, cfg Config) error {
 	out := &lineWriter{w: bufio.NewWriter(cfg.Stdout)}
 	defer out.flush()
 
-	rctx := nros.NewContext()
-	node, err := nros.NewNode("demo", nros.WithContext(rctx))
+	// The embedded default: an in-process transport, a simulator node
+	// publishing /clock and the demo node with use_sim_time on, as a launch
+	// file would set it.
+	rctx := nros.NewContext(nros.WithLogOutput(io.Discard))
+	defer rctx.Shutdown()
+	node, err := nros.NewNode("demo", nros.WithContext(rctx),
+		nros.WithParameterOverrides(map[string]any{nros.UseSimTimeParameter: true}))
 	if err != nil {
 		return err
 	}
+	defer node.Close()
 	exec := nros.NewExecutor(nros.WithExecutorContext(rctx))
 	clk := node.Clock()
 
@@ -137,7 +146,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := exec.AddNode(node); err != nil {
 		return err
 	}
-	src := newClockSource(rctx)
+	src, err := newClockSource(rctx)
+	if err != nil {
+		return err
+	}
 	defer src.close()
 
 	spinCtx, stopSpin := context.WithCancel(ctx)
@@ -180,7 +192,11 @@ func Run(ctx context.Context, cfg Config) error {
 		s.samples++
 		mu.Unlock()
 		out.printf("clock %d %d\n", time.Now().UnixNano(), smp.Sim)
-		src.publish(smp.Sim)
+		if err := src.publish(smp.Sim); err != nil {
+			stopSpin()
+			<-spun
+			return fmt.Errorf("demo: publishing /clock: %w", err)
+		}
 	}
 	if d := time.Until(start.Add(script.Duration())); d > 0 {
 		select {
@@ -264,14 +280,32 @@ func (l *lineWriter) flush() {
 	l.mu.Unlock()
 }
 
-// clockSource publishes /clock samples into the demo's context.
+// clockSource is the simulator's side: a node publishing
+// rosgraph_msgs/Clock on /clock with ClockQoS.
 type clockSource struct {
-	ts *nros.TimeSource
+	node *nros.Node
+	pub  *nros.Publisher[rosgraph_msgs.Clock]
 }
 
-func newClockSource(c *nros.Context) *clockSource {
-	return &clockSource{ts: c.AttachTimeSource()}
+func newClockSource(c *nros.Context) (*clockSource, error) {
+	n, err := nros.NewNode("sim_clock", nros.WithContext(c))
+	if err != nil {
+		return nil, err
+	}
+	p, err := nros.NewPublisher[rosgraph_msgs.Clock](n, nros.DefaultClockTopic, nros.ClockQoS())
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	return &clockSource{node: n, pub: p}, nil
 }
 
-func (c *clockSource) publish(sim int64) { c.ts.Install(nros.TimeFromNanoseconds(sim)) }
-func (c *clockSource) close()            { c.ts.Detach() }
+func (c *clockSource) publish(sim int64) error {
+	sec, nsec, err := nros.TimeFromNanoseconds(sim).SecNanosec()
+	if err != nil {
+		return err
+	}
+	return c.pub.Publish(&rosgraph_msgs.Clock{Clock: builtin_interfaces.Time{Sec: sec, Nanosec: nsec}})
+}
+
+func (c *clockSource) close() { c.node.Close() }
