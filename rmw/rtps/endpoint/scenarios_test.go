@@ -1,0 +1,286 @@
+package endpoint
+
+import (
+	"testing"
+
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+func TestBestEffortSubsequence(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seed uint64
+		drop  float64
+		dup   float64
+		delay int64
+	}{
+		{"clean", 11, 0, 0, 100e3},
+		{"reorder", 14, 0, 0, 5e6},
+		{"drop30-dup20", 12, 0.3, 0.2, 5e6},
+		{"drop50", 13, 0.5, 0.1, 5e6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newNet(t, tc.seed, tc.drop, tc.dup, tc.delay)
+			p := newPair(t, n, WriterConfig{Reliable: false, Depth: 1}, ReaderConfig{}, 64)
+			p.match(false, false)
+			const count = 2000
+			p.writeN(t, count, 64, 1e6)
+			n.run(n.now + 1e9)
+			wantIncreasing(t, p.col.sns)
+			got := float64(len(p.col.sns)) / count
+			if tc.name == "clean" && len(p.col.sns) != count {
+				t.Errorf("clean link delivered only %d of %d", len(p.col.sns), count)
+			}
+			if got < (1-tc.drop)*0.5 || len(p.col.sns) > count {
+				t.Errorf("delivered fraction %.2f with drop %.2f", got, tc.drop)
+			}
+			ws := p.w.Stats()
+			if ws.Heartbeats != 0 || p.r.Stats().AckNacksSent != 0 {
+				t.Errorf("best effort sent HEARTBEAT %d / ACKNACK %d", ws.Heartbeats, p.r.Stats().AckNacksSent)
+			}
+			if ws.Resends != 0 {
+				t.Errorf("best effort resent %d", ws.Resends)
+			}
+		})
+	}
+}
+
+func TestFragmentedReliableUnderLoss(t *testing.T) {
+	const size = 1 << 20
+	for _, tc := range []struct {
+		name string
+		seed uint64
+		drop float64
+		frag int
+		msg  int
+	}{
+		{"cyclone-sizes-drop20", 21, 0.2, 1344, 14720},
+		{"cyclone-sizes-drop35", 22, 0.35, 1344, 14720},
+		{"loopback-sizes-drop20", 23, 0.2, 60000, 65000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newNet(t, tc.seed, tc.drop, 0.05, 2e6)
+			wc := WriterConfig{Reliable: true, Depth: 10, FragmentSize: tc.frag, MaxMessageSize: tc.msg}
+			p := newPair(t, n, wc, ReaderConfig{}, size)
+			p.match(true, false)
+			const count = 5
+			p.writeN(t, count, size, 50e6)
+			n.run(n.now + 60e9)
+			wantRange(t, p.col.sns, 1, count)
+			ws, rs := p.w.Stats(), p.r.Stats()
+			t.Logf("writer %+v", ws)
+			t.Logf("reader %+v", rs)
+			if ws.FragResends == 0 {
+				t.Error("no fragment resends under loss")
+			}
+			if rs.NackFragsSent == 0 {
+				t.Error("reader sent no NACK_FRAG")
+			}
+			if rs.ReassemblyBytes > DefaultMaxReassemblyBytes {
+				t.Errorf("reassembly memory %d", rs.ReassemblyBytes)
+			}
+		})
+	}
+}
+
+func TestFragmentedBestEffort(t *testing.T) {
+	const size = 64 << 10
+	n := newNet(t, 31, 0, 0.2, 3e6)
+	p := newPair(t, n, WriterConfig{Depth: 1}, ReaderConfig{}, size)
+	p.match(false, false)
+	const count = 50
+	p.writeN(t, count, size, 1e6)
+	n.run(n.now + 1e9)
+	wantIncreasing(t, p.col.sns)
+	if len(p.col.sns) < count/4 {
+		t.Errorf("delivered %d of %d", len(p.col.sns), count)
+	}
+	// with loss nothing complete must be delivered out of order or broken
+	n2 := newNet(t, 32, 0.01, 0.1, 3e6)
+	p2 := newPair(t, n2, WriterConfig{Depth: 1}, ReaderConfig{MaxFragmentedSamples: 2}, size)
+	p2.match(false, false)
+	p2.writeN(t, count, size, 1e6)
+	n2.run(n2.now + 1e9)
+	wantIncreasing(t, p2.col.sns)
+	if p2.r.Stats().Superseded == 0 {
+		t.Error("no incomplete sample was superseded")
+	}
+}
+
+func TestKeepLastDepthTransientLocalLateJoiner(t *testing.T) {
+	for _, reliable := range []bool{true, false} {
+		t.Logf("reliable %v", reliable)
+		n := newNet(t, 41, 0.3, 0.1, 3e6)
+		if !reliable {
+			n.drop, n.maxDelay = 0, 0
+		}
+		wc := WriterConfig{Reliable: true, TransientLocal: true, Depth: 5}
+		p := newPair(t, n, wc, ReaderConfig{}, 100)
+		p.writeN(t, 20, 100, 1e6) // no reader yet
+		if s := p.w.Stats(); s.HistorySize != 5 || s.HistoryBytes != 500 {
+			t.Fatalf("history %d samples %d bytes, want 5/500", s.HistorySize, s.HistoryBytes)
+		}
+		p.match(reliable, true)
+		n.run(n.now + 10e9)
+		wantRange(t, p.col.sns, 16, 20)
+		// then live samples continue in order (spaced so that repairs
+		// finish before depth 5 overwrites them)
+		p.writeN(t, 10, 100, 50e6)
+		n.run(n.now + 10e9)
+		wantRange(t, p.col.sns, 16, 30)
+	}
+}
+
+func TestVolatileLateJoinerGetsOnlyNewSamples(t *testing.T) {
+	n := newNet(t, 42, 0.3, 0.1, 3e6)
+	wc := WriterConfig{Reliable: true, TransientLocal: true, Depth: 50}
+	p := newPair(t, n, wc, ReaderConfig{}, 100)
+	p.writeN(t, 20, 100, 1e6)
+	p.match(true, false) // volatile reader
+	p.writeN(t, 30, 100, 1e6)
+	n.run(n.now + 10e9)
+	wantRange(t, p.col.sns, 21, 50)
+}
+
+// A reader that missed samples the KEEP_LAST writer has overwritten gets a
+// GAP for them and resumes with what is still there.
+func TestGapForOverwrittenSamples(t *testing.T) {
+	n := newNet(t, 51, 0, 0, 1e6)
+	wc := WriterConfig{Reliable: true, Depth: 3}
+	p := newPair(t, n, wc, ReaderConfig{}, 100)
+	p.match(true, false)
+	n.run(n.now + 100e6)
+	p.writeN(t, 2, 100, 1e6) // 1, 2 delivered
+	n.blocked[locR] = true
+	p.writeN(t, 8, 100, 1e6) // 3..10 lost; history holds 8..10
+	n.blocked[locR] = false
+	// the reader asks for 3..10 (it saw the HEARTBEATs' lastSN only if they
+	// arrive: send it an explicit ACKNACK as if it had)
+	ack := buildMsg(prefixR, func(b *wire.Builder) {
+		set := wire.SequenceNumberSet{Base: 3}
+		for sn := wire.SequenceNumber(3); sn <= 10; sn++ {
+			set.Add(sn)
+		}
+		b.InfoDst(prefixW)
+		b.AckNack(&wire.AckNack{ReaderID: guidR.Entity, WriterID: guidW.Entity, ReaderSNState: set, Count: 1000})
+	})
+	var seen []wire.Gap
+	out := p.w.out
+	p.w.out = OutputFunc(func(to []wire.Locator, msg []byte) {
+		forEach(msg, func(rs *wire.ReceiverState, sm *wire.Submessage) {
+			if sm.ID == wire.SubmsgGap {
+				seen = append(seen, sm.Gap)
+			}
+		})
+		out.Send(to, msg)
+	})
+	p.w.HandleMessage(n.now, ack)
+	n.run(n.now + 5e9)
+	if len(seen) == 0 || seen[0].GapStart != 3 || seen[0].GapList.Base != 8 {
+		t.Fatalf("GAPs %+v, want [3, 8)", seen)
+	}
+	if p.w.Stats().Gaps == 0 || p.w.Stats().Overwritten == 0 {
+		t.Errorf("stats %+v", p.w.Stats())
+	}
+	got := p.col.sns
+	if len(got) != 5 || got[0] != 1 || got[1] != 2 || got[2] != 8 || got[4] != 10 {
+		t.Fatalf("delivered %v, want [1 2 8 9 10]", got)
+	}
+	if rs := p.r.Stats(); rs.GapSNs+rs.Lost != 5 {
+		t.Errorf("gap %d + lost %d, want 5", rs.GapSNs, rs.Lost)
+	}
+}
+
+// A reliable reader that never acknowledges must not make the writer's
+// memory grow (KEEP_LAST) and makes a KEEP_ALL writer refuse writes.
+func TestReaderThatNeverAcks(t *testing.T) {
+	n := newNet(t, 61, 0, 0, 1e6)
+	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, Depth: 10}, n.output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.attach(locW, w)
+	w.MatchReader(n.now, guidR, []wire.Locator{locR}, true, false) // nobody at locR
+	for i := range 100000 {
+		if _, err := w.Write(n.now, payloadFor(wire.SequenceNumber(i+1), 256), 0); err != nil {
+			t.Fatal(err)
+		}
+		if i%1000 == 0 {
+			n.run(n.now + 50e6)
+		}
+	}
+	n.run(n.now + 10e9)
+	s := w.Stats()
+	if s.HistorySize != 10 || s.HistoryBytes != 2560 {
+		t.Fatalf("history %d / %d bytes", s.HistorySize, s.HistoryBytes)
+	}
+	if s.Overwritten == 0 {
+		t.Error("overwrites of unacknowledged samples not counted")
+	}
+	if d := w.NextDeadline(); d == Never || d > n.now+DefaultHeartbeatPeriod {
+		t.Errorf("heartbeats stopped: next %d now %d", d, n.now)
+	}
+
+	ka, _ := NewWriter(WriterConfig{GUID: guidW, Reliable: true, KeepAll: true, MaxSamples: 8}, n.output())
+	ka.MatchReader(n.now, guidR, []wire.Locator{locR}, true, false)
+	for i := range 8 {
+		if _, err := ka.Write(n.now, []byte{0, 1, 0, 0, byte(i)}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ka.Write(n.now, []byte{0, 1, 0, 0}, 0); err != ErrWouldBlock {
+		t.Fatalf("9th write: %v, want ErrWouldBlock", err)
+	}
+	if ka.LastSN() != 8 {
+		t.Fatalf("LastSN %d after a refused write", ka.LastSN())
+	}
+	ka.UnmatchReader(guidR)
+	if _, err := ka.Write(n.now, []byte{0, 1, 0, 0}, 0); err != nil {
+		t.Fatalf("write after the reader left: %v", err)
+	}
+}
+
+func TestMatchAny(t *testing.T) {
+	n := newNet(t, 71, 0, 0, 1e6)
+	var got []Sample
+	r, _ := NewReader(ReaderConfig{GUID: guidR, MatchAny: true, MaxImplicitWriters: 2}, n.output(), func(s Sample) { got = append(got, s) })
+	strict, _ := NewReader(ReaderConfig{GUID: guidR}, n.output(), func(Sample) { t.Error("delivered from unmatched writer") })
+	for i, pre := range []wire.GuidPrefix{prefixW, prefixS, prefixR} {
+		msg := buildMsg(pre, func(b *wire.Builder) {
+			b.InfoTS(wire.TimeFromNanos(1_700_000_000_000_000_000))
+			b.Data(&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 1, SerializedPayload: []byte{0, 3, 0, 0, byte(i)}})
+		})
+		r.HandleMessage(n.now+int64(i), msg)
+		strict.HandleMessage(n.now, msg)
+	}
+	if len(got) != 3 || got[2].Writer.Prefix != prefixR || !got[0].HasSourceTimestamp || got[0].SourceTimestamp/1e9 != 1_700_000_000 {
+		t.Fatalf("got %+v", got)
+	}
+	if s := r.Stats(); s.MatchedWriters != 0 || len(r.proxies) != 2 {
+		t.Errorf("implicit writers %d, want bounded at 2", len(r.proxies))
+	}
+	if s := strict.Stats(); s.UnknownWriter != 3 || s.Delivered != 0 {
+		t.Errorf("strict reader %+v", s)
+	}
+}
+
+func buildMsg(src wire.GuidPrefix, f func(b *wire.Builder)) []byte {
+	var b wire.Builder
+	b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Prefix: src})
+	f(&b)
+	return append([]byte(nil), b.Message()...)
+}
+
+func forEach(msg []byte, f func(rs *wire.ReceiverState, sm *wire.Submessage)) {
+	var rd wire.Reader
+	if rd.Reset(msg) != nil {
+		return
+	}
+	for {
+		sm, err := rd.Next()
+		if err != nil || sm == nil {
+			return
+		}
+		f(&rd.State, sm)
+	}
+}
