@@ -382,3 +382,23 @@ func TestPostSetOrderAndUninitializedEvents(t *testing.T) {
 		t.Error("type change on static parameter accepted")
 	}
 }
+
+func TestOverridesAccessors(t *testing.T) {
+	ov := map[string]Value{"a": IntegerValue(1)}
+	s := NewStore(Options{Overrides: ov})
+	ov["a"] = IntegerValue(2) // the store keeps its own copy
+	if v, ok := s.Override("a"); !ok || !v.Equal(IntegerValue(1)) {
+		t.Errorf("Override(a) = %v %v", v, ok)
+	}
+	if _, ok := s.Override("b"); ok {
+		t.Error("Override(b)")
+	}
+	m := s.Overrides()
+	m["c"] = IntegerValue(3)
+	if _, ok := s.Override("c"); ok {
+		t.Error("Overrides() leaked the internal map")
+	}
+	if s.Has("a") {
+		t.Error("overrides must not be declared without AutoDeclareFromOverrides")
+	}
+}

@@ -407,7 +407,9 @@ func PyStr(s string) string {
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r >= 0xa0 && !unicode.IsPrint(r):
-			if r <= 0xffff {
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else if r <= 0xffff {
 				fmt.Fprintf(&b, `\u%04x`, r)
 			} else {
 				fmt.Fprintf(&b, `\U%08x`, r)

@@ -161,3 +161,68 @@ func TestEqualAndFromAny(t *testing.T) {
 		t.Error("arrays of different length equal")
 	}
 }
+
+func TestPythonReprs(t *testing.T) {
+	strs := []struct{ in, want string }{
+		{"a", `'a'`},
+		{"it's", `"it's"`},
+		{`both'"`, `'both\'"'`},
+		{"tab\tcr\rback\\", `'tab\tcr\rback\\'`},
+		{"\x01\x7f", `'\x01\x7f'`},
+		{"é€", `'é€'`},
+		{"\u00a0", `'\xa0'`},
+		{"\u2028", `'\u2028'`},
+		{"", `''`},
+	}
+	for _, s := range strs {
+		if got := PyStr(s.in); got != s.want {
+			t.Errorf("PyStr(%q) = %s, want %s", s.in, got, s.want)
+		}
+	}
+	bs := []struct {
+		in   []byte
+		want string
+	}{
+		{[]byte{'a'}, `b'a'`},
+		{[]byte{'\\'}, `b'\\'`},
+		{[]byte{'"'}, `b'"'`},
+		{[]byte{'\'', '"'}, `b'\'"'`},
+		{[]byte{'\n'}, `b'\n'`},
+		{[]byte{'\t'}, `b'\t'`},
+		{[]byte{'\r'}, `b'\r'`},
+		{[]byte{0xff}, `b'\xff'`},
+	}
+	for _, b := range bs {
+		if got := pyBytes(b.in); got != b.want {
+			t.Errorf("pyBytes(%v) = %s, want %s", b.in, got, b.want)
+		}
+	}
+}
+
+func TestWrongTypeGetters(t *testing.T) {
+	v := StringValue("x")
+	if _, ok := v.ByteArray(); ok {
+		t.Error("ByteArray")
+	}
+	if _, ok := v.BoolArray(); ok {
+		t.Error("BoolArray")
+	}
+	if _, ok := v.IntegerArray(); ok {
+		t.Error("IntegerArray")
+	}
+	if _, ok := v.DoubleArray(); ok {
+		t.Error("DoubleArray")
+	}
+	if _, ok := v.StringArray(); ok {
+		t.Error("StringArray")
+	}
+	if _, ok := v.Integer(); ok {
+		t.Error("Integer")
+	}
+	if NotSet().Interface() != nil {
+		t.Error("Interface of NOT_SET")
+	}
+	if Type(42).String() != "unknown type 42" {
+		t.Error(Type(42).String())
+	}
+}
