@@ -8,8 +8,8 @@ import (
 
 func TestBestEffortSubsequence(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		seed uint64
+		name  string
+		seed  uint64
 		drop  float64
 		dup   float64
 		delay int64
