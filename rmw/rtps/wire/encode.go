@@ -2,15 +2,16 @@ package wire
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
-// ErrTooLarge is returned when a submessage does not fit the 16-bit
-// octetsToNextHeader.
-var ErrTooLarge = fmt.Errorf("rtps: submessage too large")
+// ErrTooLarge is returned when a submessage or parameter does not fit its
+// 16-bit length field.
+var ErrTooLarge = errors.New("rtps: too large for the wire format")
 
 // ErrInvalid is returned by the Builder for values it refuses to encode.
-var ErrInvalid = fmt.Errorf("rtps: invalid value")
+var ErrInvalid = errors.New("rtps: invalid value")
 
 // Builder appends an RTPS message (header and submessages) to a buffer.
 // Everything is written little endian (E flag set) and every submessage is

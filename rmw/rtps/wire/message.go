@@ -459,7 +459,7 @@ func (r *Reader) decodeSub(id SubmessageID, flags byte, bo binary.ByteOrder, b [
 			if err != nil {
 				return false, fmt.Errorf("DATA inline QoS: %w", err)
 			}
-			d.InlineQos = ParameterList{Data: b[p : p+n], BigEndian: !le}
+			d.InlineQos = ParameterList{Data: b[p : p+n : p+n], BigEndian: !le}
 			p += n
 		}
 		d.SerializedPayload = nil
@@ -500,7 +500,7 @@ func (r *Reader) decodeSub(id SubmessageID, flags byte, bo binary.ByteOrder, b [
 			if err != nil {
 				return false, fmt.Errorf("DATA_FRAG inline QoS: %w", err)
 			}
-			d.InlineQos = ParameterList{Data: b[p : p+n], BigEndian: !le}
+			d.InlineQos = ParameterList{Data: b[p : p+n : p+n], BigEndian: !le}
 			p += n
 		}
 		want := min(uint64(d.FragmentsInSubmessage)*uint64(d.FragmentSize), uint64(d.SampleSize)-start)
