@@ -80,7 +80,8 @@ type paramSource struct {
 	isRule bool
 }
 
-// Args is the parsed command line.
+// Args is the parsed command line. Its methods accept a nil *Args (no
+// arguments).
 type Args struct {
 	// Unparsed holds the non-ROS arguments (outside --ros-args blocks), in order.
 	Unparsed []string
@@ -384,6 +385,9 @@ func parseRemapRule(v string) (RemapRule, error) {
 // NodeName returns the node name after __node/__name remapping: the first
 // rule that is global or targets a node named def wins; else def.
 func (a *Args) NodeName(def string) string {
+	if a == nil {
+		return def
+	}
 	for _, r := range a.Remaps {
 		if r.Kind == RemapNodeName && (r.Node == "" || r.Node == def) {
 			return r.To
@@ -395,6 +399,9 @@ func (a *Args) NodeName(def string) string {
 // Namespace returns the namespace after global (not node-targeted) __ns
 // remapping, or def. Use NamespaceFor to honour node-targeted rules.
 func (a *Args) Namespace(def string) string {
+	if a == nil {
+		return def
+	}
 	for _, r := range a.Remaps {
 		if r.Kind == RemapNamespace && r.Node == "" {
 			return r.To
@@ -407,6 +414,9 @@ func (a *Args) Namespace(def string) string {
 // nodeName after __ns remapping: the first rule that is global or targets
 // nodeName wins; else def.
 func (a *Args) NamespaceFor(nodeName, def string) string {
+	if a == nil {
+		return def
+	}
 	for _, r := range a.Remaps {
 		if r.Kind == RemapNamespace && (r.Node == "" || r.Node == nodeName) {
 			return r.To
@@ -416,6 +426,9 @@ func (a *Args) NamespaceFor(nodeName, def string) string {
 }
 
 func (a *Args) remap(fqName, nodeName, ns string, service bool) string {
+	if a == nil {
+		return fqName
+	}
 	for _, r := range a.Remaps {
 		switch r.Kind {
 		case RemapName:
@@ -485,6 +498,9 @@ func (a *Args) ParamsSet(readFile func(string) ([]byte, error)) (*param.File, er
 		readFile = os.ReadFile
 	}
 	all := &param.File{}
+	if a == nil {
+		return all, nil
+	}
 	for _, s := range a.sources {
 		if s.isRule {
 			all.Set(s.rule.Node, s.rule.Name, s.rule.Value)

@@ -311,3 +311,16 @@ func TestParseDomainID(t *testing.T) {
 		}
 	}
 }
+
+func TestNilArgs(t *testing.T) {
+	var a *Args
+	if a.NodeName("n") != "n" || a.Namespace("/d") != "/d" || a.NamespaceFor("n", "/d") != "/d" {
+		t.Error("nil Args names")
+	}
+	if a.RemapTopic("/x", "n", "/") != "/x" || a.RemapService("/x", "n", "/") != "/x" {
+		t.Error("nil Args remap")
+	}
+	if m, err := a.ParamOverrides("/n", nil); err != nil || len(m) != 0 {
+		t.Error("nil Args overrides")
+	}
+}
