@@ -1,0 +1,772 @@
+// Package discovery implements the DDSI-RTPS discovery protocols of nros:
+// SPDP (participants: periodic announcements, leases on the monotonic
+// clock, rediscovery) and SEDP (endpoints: the built-in publications and
+// subscriptions writers and readers, reliable and transient-local, built on
+// rmw/rtps/endpoint), plus the DDS QoS matching rules (Incompatible).
+//
+// # Shape
+//
+// A Discovery is a state machine like the endpoints: no goroutines, no
+// sockets, no timers. Time is passed in as now (monotonic ns); datagrams
+// leave through the Output given in Config, synchronously; received
+// submessages are fed in with HandleSubmessage; timed work (announcements,
+// lease checks, SEDP heartbeats and acknowledgements) runs in Tick, and
+// NextDeadline says when. Results come out through the Listener, called
+// synchronously. It is not safe for concurrent use: the transport
+// serialises all calls.
+//
+// # Leases
+//
+// A remote participant expires when nothing renewed it for its lease
+// duration on the monotonic clock the caller passes in (never ROS time, so
+// a paused simulation does not drop peers). SPDP from it, and any message
+// the transport attributes to it (Renew), renew the lease. An expired or
+// disposed participant takes its endpoints with it (Listener calls for each
+// of them); when it shows up again, with the same or a new GUID prefix, it
+// is discovered afresh.
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/nros-go/nros/rmw/rtps/endpoint"
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultLeaseDuration    = 20 * time.Second
+	DefaultAnnouncePeriod   = 3 * time.Second
+	DefaultInitialAnnounces = 4
+	DefaultInitialPeriod    = 200 * time.Millisecond
+	// SEDPHistoryDepth is the KEEP_LAST depth of the SEDP writers: how
+	// many announcements and retractions a late joiner can still get.
+	SEDPHistoryDepth = 1024
+	// MaxParticipants bounds the remote participants tracked; SPDP from
+	// further ones is ignored (and counted).
+	MaxParticipants = 1024
+	// MaxEndpoints bounds the remote endpoints tracked.
+	MaxEndpoints = 65536
+)
+
+// BuiltinEndpoints is what nros advertises: SPDP and SEDP publications and
+// subscriptions, both directions (0x3f).
+const BuiltinEndpoints = wire.BuiltinEndpointsMinimal
+
+// Listener receives discovery results. Its methods are called
+// synchronously from HandleSubmessage, Tick and Close, and must not call
+// back into the Discovery.
+type Listener interface {
+	// ParticipantDiscovered reports a new remote participant (also after
+	// it expired and came back).
+	ParticipantDiscovered(p *Participant)
+	// ParticipantLost reports that p expired (lease) or was disposed.
+	// Its endpoints have been reported lost before.
+	ParticipantLost(p *Participant, expired bool)
+	// EndpointDiscovered reports a new remote writer or reader, or a change
+	// of its QoS or locators (same GUID).
+	EndpointDiscovered(e *Endpoint)
+	// EndpointLost reports that a remote writer or reader is gone.
+	EndpointLost(e *Endpoint)
+}
+
+// Participant is a discovered remote participant.
+type Participant struct {
+	Data wire.ParticipantData
+	// Source is the address its first SPDP came from.
+	Source netip.AddrPort
+	// LastSN is the sequence number of its newest SPDP.
+	LastSN wire.SequenceNumber
+	// Expiry is when its lease runs out (monotonic ns).
+	Expiry int64
+
+	lease     int64 // ns; 0: infinite
+	endpoints map[wire.GUID]*Endpoint
+}
+
+// MetaLocators returns where its discovery traffic goes: its
+// metatraffic unicast locators, or its SPDP source address.
+func (p *Participant) MetaLocators() []wire.Locator {
+	if locs := udpOnly(p.Data.MetatrafficUnicastLocators); len(locs) > 0 {
+		return locs
+	}
+	if p.Source.IsValid() {
+		return []wire.Locator{wire.LocatorFromAddrPort(p.Source)}
+	}
+	return nil
+}
+
+// Endpoint is a discovered remote writer or reader.
+type Endpoint struct {
+	Data   wire.EndpointData
+	Writer bool
+	// Locators is where its user traffic goes: its own unicast locators,
+	// or its participant's default unicast locators.
+	Locators []wire.Locator
+	// Vendor is its participant's vendor id.
+	Vendor wire.VendorID
+}
+
+// GUID returns the endpoint's GUID.
+func (e *Endpoint) GUID() wire.GUID { return e.Data.EndpointGUID }
+
+// Config configures a Discovery.
+type Config struct {
+	// Prefix is the local participant's GUID prefix.
+	Prefix wire.GuidPrefix
+	// Vendor goes into the RTPS header and PID_VENDORID.
+	Vendor wire.VendorID
+	// DomainID is sent as PID_DOMAIN_ID; SPDP with another domain id is
+	// ignored.
+	DomainID uint32
+	// MetaUnicast, DefaultUnicast and MetaMulticast are the locators the
+	// local participant announces.
+	MetaUnicast, DefaultUnicast, MetaMulticast []wire.Locator
+	// Targets are where periodic SPDP announcements go (probes of
+	// participant ids, static peers, the multicast group). Known
+	// participants' metatraffic locators are added automatically.
+	Targets []wire.Locator
+	// UserData is the participant USER_DATA (e.g. "enclave=/;").
+	UserData []byte
+	// EntityName is PID_ENTITY_NAME (optional).
+	EntityName string
+	// LeaseDuration is the lease announced (default 20 s).
+	LeaseDuration time.Duration
+	// AnnouncePeriod is the SPDP period (default 3 s); InitialAnnounces
+	// announcements InitialPeriod apart come first.
+	AnnouncePeriod   time.Duration
+	InitialAnnounces int
+	InitialPeriod    time.Duration
+	// Output sends datagrams (the transport filters destinations).
+	Output endpoint.Output
+	// Listener receives results.
+	Listener Listener
+	// WallNow returns the wall-clock time (ns since the epoch) for
+	// INFO_TS; default 0 (no INFO_TS).
+	WallNow func() int64
+}
+
+// Stats counts discovery events and dropped input.
+type Stats struct {
+	SPDPSent, SPDPReceived  uint64
+	SPDPMalformed           uint64 // undecodable or invalid SPDP payloads
+	SPDPIgnored             uint64 // other domain, own prefix, table full
+	SEDPMalformed           uint64 // undecodable or invalid SEDP payloads
+	ParticipantsDiscovered  uint64
+	ParticipantsExpired     uint64
+	ParticipantsDisposed    uint64
+	EndpointsDiscovered     uint64
+	EndpointsLost           uint64
+	Participants, Endpoints int
+	PubsWriter, SubsWriter  endpoint.WriterStats
+	PubsReader, SubsReader  endpoint.ReaderStats
+}
+
+// Discovery is the SPDP + SEDP state machine of one participant.
+type Discovery struct {
+	cfg   Config
+	lease int64
+	hdr   wire.Header
+
+	spdpSN       wire.SequenceNumber
+	spdpPayload  []byte
+	nextAnnounce int64
+	announced    int
+	buf          []byte
+	b            wire.Builder
+
+	parts      map[wire.GuidPrefix]*Participant
+	nextExpiry int64
+
+	pubW, subW *endpoint.Writer
+	pubR, subR *endpoint.Reader
+
+	local map[wire.GUID]bool // local endpoints announced (true: writer)
+
+	st     Stats
+	closed bool
+}
+
+// New returns a Discovery for cfg. It starts announcing at the first Tick.
+func New(cfg Config) (*Discovery, error) {
+	if cfg.Output == nil || cfg.Listener == nil {
+		return nil, errors.New("discovery: Output and Listener are required")
+	}
+	if cfg.LeaseDuration <= 0 {
+		cfg.LeaseDuration = DefaultLeaseDuration
+	}
+	if cfg.AnnouncePeriod <= 0 {
+		cfg.AnnouncePeriod = DefaultAnnouncePeriod
+	}
+	if cfg.InitialAnnounces < 0 {
+		cfg.InitialAnnounces = 0
+	} else if cfg.InitialAnnounces == 0 {
+		cfg.InitialAnnounces = DefaultInitialAnnounces
+	}
+	if cfg.InitialPeriod <= 0 {
+		cfg.InitialPeriod = DefaultInitialPeriod
+	}
+	d := &Discovery{
+		cfg:        cfg,
+		lease:      int64(cfg.LeaseDuration),
+		hdr:        wire.Header{Version: wire.ProtocolVersion21, Vendor: cfg.Vendor, Prefix: cfg.Prefix},
+		parts:      map[wire.GuidPrefix]*Participant{},
+		local:      map[wire.GUID]bool{},
+		nextExpiry: endpoint.Never,
+	}
+	part := endpoint.Participant{Vendor: cfg.Vendor, Version: wire.ProtocolVersion21}
+	mkW := func(id wire.EntityID) (*endpoint.Writer, error) {
+		return endpoint.NewWriter(endpoint.WriterConfig{
+			GUID: wire.GUID{Prefix: cfg.Prefix, Entity: id}, Participant: part,
+			Reliable: true, TransientLocal: true, Depth: SEDPHistoryDepth,
+			// Discovery data is small: keep it in single datagrams
+			// as long as possible.
+			FragmentSize: 8192, MaxMessageSize: 16384,
+		}, cfg.Output)
+	}
+	mkR := func(id wire.EntityID, writer bool) (*endpoint.Reader, error) {
+		return endpoint.NewReader(endpoint.ReaderConfig{
+			GUID: wire.GUID{Prefix: cfg.Prefix, Entity: id}, Participant: part,
+			MaxSampleSize: 1 << 20,
+		}, cfg.Output, func(s endpoint.Sample) { d.sedpSample(s, writer) })
+	}
+	var err error
+	if d.pubW, err = mkW(wire.EntityIDSEDPPublicationsWriter); err != nil {
+		return nil, err
+	}
+	if d.subW, err = mkW(wire.EntityIDSEDPSubscriptionsWriter); err != nil {
+		return nil, err
+	}
+	if d.pubR, err = mkR(wire.EntityIDSEDPPublicationsReader, true); err != nil {
+		return nil, err
+	}
+	if d.subR, err = mkR(wire.EntityIDSEDPSubscriptionsReader, false); err != nil {
+		return nil, err
+	}
+	if err := d.rebuildSPDP(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ParticipantData returns the local SPDP announcement.
+func (d *Discovery) ParticipantData() wire.ParticipantData {
+	return wire.ParticipantData{
+		ProtocolVersion:              wire.ProtocolVersion21,
+		VendorID:                     d.cfg.Vendor,
+		GuidPrefix:                   d.cfg.Prefix,
+		MetatrafficUnicastLocators:   d.cfg.MetaUnicast,
+		DefaultUnicastLocators:       d.cfg.DefaultUnicast,
+		MetatrafficMulticastLocators: d.cfg.MetaMulticast,
+		BuiltinEndpoints:             BuiltinEndpoints,
+		LeaseDuration:                wire.DurationFromTime(d.cfg.LeaseDuration),
+		UserData:                     d.cfg.UserData,
+		EntityName:                   d.cfg.EntityName,
+		HasDomainID:                  true,
+		DomainID:                     d.cfg.DomainID,
+	}
+}
+
+func (d *Discovery) rebuildSPDP() error {
+	pd := d.ParticipantData()
+	p, err := pd.Encode(nil)
+	if err != nil {
+		return fmt.Errorf("discovery: encode SPDP: %w", err)
+	}
+	d.spdpSN++
+	d.spdpPayload = p
+	return nil
+}
+
+// SetUserData changes the participant USER_DATA and announces the change
+// (with a new SPDP sequence number) at the next Tick.
+func (d *Discovery) SetUserData(ud []byte) error {
+	d.cfg.UserData = ud
+	d.nextAnnounce = 0
+	return d.rebuildSPDP()
+}
+
+// spdpMessage builds the SPDP datagram. dst, if non-zero, adds INFO_DST
+// (never used for probes: Cyclone answers only undirected SPDP).
+func (d *Discovery) spdpMessage() []byte {
+	d.b.Reset(d.buf[:0], d.hdr)
+	if d.cfg.WallNow != nil {
+		d.b.InfoTS(wire.TimeFromNanos(d.cfg.WallNow()))
+	}
+	_ = d.b.Data(&wire.Data{
+		ReaderID:          wire.EntityIDSPDPReader,
+		WriterID:          wire.EntityIDSPDPWriter,
+		WriterSN:          d.spdpSN,
+		SerializedPayload: d.spdpPayload,
+	})
+	d.buf = d.b.Bytes()
+	return d.buf
+}
+
+func (d *Discovery) sendSPDP(to []wire.Locator) {
+	if len(to) == 0 {
+		return
+	}
+	d.cfg.Output.Send(to, d.spdpMessage())
+	d.st.SPDPSent++
+}
+
+// announceTargets is Targets plus every known participant's metatraffic
+// locators, deduplicated.
+func (d *Discovery) announceTargets() []wire.Locator {
+	out := slices.Clone(d.cfg.Targets)
+	for _, p := range d.parts {
+		for _, l := range p.MetaLocators() {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// Tick performs the timed work due at now: SPDP announcements, lease
+// expiry, SEDP heartbeats and acknowledgements. It returns NextDeadline.
+func (d *Discovery) Tick(now int64) int64 {
+	if d.closed {
+		return endpoint.Never
+	}
+	if now >= d.nextAnnounce {
+		d.sendSPDP(d.announceTargets())
+		d.announced++
+		if d.announced < d.cfg.InitialAnnounces {
+			d.nextAnnounce = now + int64(d.cfg.InitialPeriod)
+		} else {
+			d.nextAnnounce = now + int64(d.cfg.AnnouncePeriod)
+		}
+	}
+	if now >= d.nextExpiry {
+		d.expire(now)
+	}
+	d.pubW.Tick(now)
+	d.subW.Tick(now)
+	d.pubR.Tick(now)
+	d.subR.Tick(now)
+	return d.NextDeadline()
+}
+
+// NextDeadline returns when Tick next has work to do.
+func (d *Discovery) NextDeadline() int64 {
+	if d.closed {
+		return endpoint.Never
+	}
+	t := min(d.nextAnnounce, d.nextExpiry)
+	t = min(t, d.pubW.NextDeadline(), d.subW.NextDeadline())
+	return min(t, d.pubR.NextDeadline(), d.subR.NextDeadline())
+}
+
+func (d *Discovery) expire(now int64) {
+	next := endpoint.Never
+	var gone []*Participant
+	for _, p := range d.parts {
+		if p.lease == 0 {
+			continue
+		}
+		if p.Expiry <= now {
+			gone = append(gone, p)
+		} else {
+			next = min(next, p.Expiry)
+		}
+	}
+	d.nextExpiry = next
+	for _, p := range gone {
+		d.st.ParticipantsExpired++
+		d.removeParticipant(p, true)
+	}
+}
+
+// Renew extends the lease of the participant with prefix, if known (call
+// it for any message attributed to it, as Fast DDS does).
+func (d *Discovery) Renew(prefix wire.GuidPrefix, now int64) {
+	if p := d.parts[prefix]; p != nil && p.lease != 0 {
+		p.Expiry = now + p.lease
+	}
+}
+
+// Participant returns the remote participant with prefix, or nil.
+func (d *Discovery) Participant(prefix wire.GuidPrefix) *Participant { return d.parts[prefix] }
+
+// Participants returns the remote participants (in no particular order).
+func (d *Discovery) Participants() []*Participant {
+	out := make([]*Participant, 0, len(d.parts))
+	for _, p := range d.parts {
+		out = append(out, p)
+	}
+	return out
+}
+
+// Stats returns the counters.
+func (d *Discovery) Stats() Stats {
+	s := d.st
+	s.Participants = len(d.parts)
+	for _, p := range d.parts {
+		s.Endpoints += len(p.endpoints)
+	}
+	s.PubsWriter, s.SubsWriter = d.pubW.Stats(), d.subW.Stats()
+	s.PubsReader, s.SubsReader = d.pubR.Stats(), d.subR.Stats()
+	return s
+}
+
+// HandleSubmessage processes one decoded submessage of a received message
+// (rs is its receiver state, src its source address). It returns true if
+// the submessage belonged to discovery (SPDP or SEDP traffic), false if
+// the transport should route it to user endpoints.
+func (d *Discovery) HandleSubmessage(now int64, rs *wire.ReceiverState, src netip.AddrPort, sm *wire.Submessage) bool {
+	if d.closed {
+		return false
+	}
+	switch sm.ID {
+	case wire.SubmsgData:
+		switch sm.Data.WriterID {
+		case wire.EntityIDSPDPWriter:
+			d.handleSPDP(now, rs, src, &sm.Data)
+			return true
+		case wire.EntityIDSEDPPublicationsWriter:
+			d.pubR.HandleSubmessage(now, rs, sm)
+			return true
+		case wire.EntityIDSEDPSubscriptionsWriter:
+			d.subR.HandleSubmessage(now, rs, sm)
+			return true
+		}
+	case wire.SubmsgDataFrag:
+		return d.toReader(now, rs, sm, sm.DataFrag.WriterID)
+	case wire.SubmsgHeartbeat:
+		return d.toReader(now, rs, sm, sm.Heartbeat.WriterID)
+	case wire.SubmsgHeartbeatFrag:
+		return d.toReader(now, rs, sm, sm.HeartbeatFrag.WriterID)
+	case wire.SubmsgGap:
+		return d.toReader(now, rs, sm, sm.Gap.WriterID)
+	case wire.SubmsgAckNack:
+		return d.toWriter(now, rs, sm, sm.AckNack.WriterID)
+	case wire.SubmsgNackFrag:
+		return d.toWriter(now, rs, sm, sm.NackFrag.WriterID)
+	}
+	return false
+}
+
+func (d *Discovery) toReader(now int64, rs *wire.ReceiverState, sm *wire.Submessage, w wire.EntityID) bool {
+	switch w {
+	case wire.EntityIDSEDPPublicationsWriter:
+		d.pubR.HandleSubmessage(now, rs, sm)
+	case wire.EntityIDSEDPSubscriptionsWriter:
+		d.subR.HandleSubmessage(now, rs, sm)
+	case wire.EntityIDSPDPWriter, wire.EntityIDP2PParticipantMessageWriter:
+	default:
+		return w.IsBuiltin()
+	}
+	return true
+}
+
+func (d *Discovery) toWriter(now int64, rs *wire.ReceiverState, sm *wire.Submessage, w wire.EntityID) bool {
+	switch w {
+	case wire.EntityIDSEDPPublicationsWriter:
+		d.pubW.HandleSubmessage(now, rs, sm)
+	case wire.EntityIDSEDPSubscriptionsWriter:
+		d.subW.HandleSubmessage(now, rs, sm)
+	default:
+		// ACKNACKs to built-in writers we do not have (TypeLookup,
+		// participant message) are ignored.
+		return w.IsBuiltin()
+	}
+	return true
+}
+
+func (d *Discovery) handleSPDP(now int64, rs *wire.ReceiverState, src netip.AddrPort, data *wire.Data) {
+	d.st.SPDPReceived++
+	if data.SerializedPayload == nil || data.Key {
+		// Disposal: key hash (or key payload) names the participant.
+		var prefix wire.GuidPrefix
+		ok := false
+		if q, err := wire.DecodeInlineQos(data.InlineQos); err == nil && q.HasKeyHash {
+			copy(prefix[:], q.KeyHash[:12])
+			ok = true
+		} else if data.Key && data.SerializedPayload != nil {
+			var pd wire.ParticipantData
+			if pd.Decode(data.SerializedPayload) == nil {
+				prefix, ok = pd.GuidPrefix, true
+			}
+		} else {
+			prefix, ok = rs.SourcePrefix, true
+		}
+		if p := d.parts[prefix]; ok && p != nil {
+			d.st.ParticipantsDisposed++
+			d.removeParticipant(p, false)
+		}
+		return
+	}
+	if q, err := wire.DecodeInlineQos(data.InlineQos); err == nil && q.HasStatusInfo &&
+		q.StatusInfo&(wire.StatusInfoDisposed|wire.StatusInfoUnregistered) != 0 {
+		if p := d.parts[rs.SourcePrefix]; p != nil {
+			d.st.ParticipantsDisposed++
+			d.removeParticipant(p, false)
+		}
+		return
+	}
+	var pd wire.ParticipantData
+	if err := pd.Decode(data.SerializedPayload); err != nil || pd.Validate() != nil {
+		d.st.SPDPMalformed++
+		return
+	}
+	if pd.GuidPrefix == d.cfg.Prefix || (pd.HasDomainID && pd.DomainID != d.cfg.DomainID) || pd.DomainTag != "" {
+		d.st.SPDPIgnored++
+		return
+	}
+	lease := int64(0)
+	if !pd.LeaseDuration.IsInfinite() {
+		lease = int64(pd.LeaseDuration.Std())
+		if lease <= 0 {
+			lease = int64(time.Second)
+		}
+	}
+	p := d.parts[pd.GuidPrefix]
+	if p == nil {
+		if len(d.parts) >= MaxParticipants {
+			d.st.SPDPIgnored++
+			return
+		}
+		p = &Participant{Data: pd, Source: src, LastSN: data.WriterSN, lease: lease, endpoints: map[wire.GUID]*Endpoint{}}
+		if lease != 0 {
+			p.Expiry = now + lease
+			d.nextExpiry = min(d.nextExpiry, p.Expiry)
+		}
+		d.parts[pd.GuidPrefix] = p
+		d.st.ParticipantsDiscovered++
+		d.cfg.Listener.ParticipantDiscovered(p)
+		// Answer by unicast so that it learns about us at once.
+		d.sendSPDP(p.MetaLocators())
+		d.matchBuiltins(now, p)
+		return
+	}
+	p.lease = lease
+	if lease != 0 {
+		p.Expiry = now + lease
+		d.nextExpiry = min(d.nextExpiry, p.Expiry)
+	}
+	if data.WriterSN > p.LastSN {
+		p.LastSN = data.WriterSN
+		changed := !slices.Equal(pd.MetatrafficUnicastLocators, p.Data.MetatrafficUnicastLocators) ||
+			!slices.Equal(pd.DefaultUnicastLocators, p.Data.DefaultUnicastLocators) ||
+			pd.BuiltinEndpoints != p.Data.BuiltinEndpoints
+		p.Data = pd
+		if changed {
+			d.matchBuiltins(now, p)
+		}
+	}
+}
+
+// matchBuiltins matches the local SEDP endpoints with p's, per its
+// built-in endpoint set.
+func (d *Discovery) matchBuiltins(now int64, p *Participant) {
+	locs := p.MetaLocators()
+	bes := p.Data.BuiltinEndpoints
+	pre := p.Data.GuidPrefix
+	g := func(id wire.EntityID) wire.GUID { return wire.GUID{Prefix: pre, Entity: id} }
+	if bes&wire.BuiltinPublicationsDetector != 0 {
+		d.pubW.MatchReader(now, g(wire.EntityIDSEDPPublicationsReader), locs, true, true)
+	}
+	if bes&wire.BuiltinSubscriptionsDetector != 0 {
+		d.subW.MatchReader(now, g(wire.EntityIDSEDPSubscriptionsReader), locs, true, true)
+	}
+	if bes&wire.BuiltinPublicationsAnnouncer != 0 {
+		d.pubR.MatchWriter(now, g(wire.EntityIDSEDPPublicationsWriter), locs, true)
+	}
+	if bes&wire.BuiltinSubscriptionsAnnouncer != 0 {
+		d.subR.MatchWriter(now, g(wire.EntityIDSEDPSubscriptionsWriter), locs, true)
+	}
+}
+
+func (d *Discovery) removeParticipant(p *Participant, expired bool) {
+	pre := p.Data.GuidPrefix
+	g := func(id wire.EntityID) wire.GUID { return wire.GUID{Prefix: pre, Entity: id} }
+	d.pubW.UnmatchReader(g(wire.EntityIDSEDPPublicationsReader))
+	d.subW.UnmatchReader(g(wire.EntityIDSEDPSubscriptionsReader))
+	d.pubR.UnmatchWriter(g(wire.EntityIDSEDPPublicationsWriter))
+	d.subR.UnmatchWriter(g(wire.EntityIDSEDPSubscriptionsWriter))
+	delete(d.parts, pre)
+	for _, e := range sortedEndpoints(p.endpoints) {
+		delete(p.endpoints, e.GUID())
+		d.st.EndpointsLost++
+		d.cfg.Listener.EndpointLost(e)
+	}
+	d.cfg.Listener.ParticipantLost(p, expired)
+}
+
+func sortedEndpoints(m map[wire.GUID]*Endpoint) []*Endpoint {
+	out := make([]*Endpoint, 0, len(m))
+	for _, e := range m {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *Endpoint) int {
+		x, y := a.GUID().Bytes(), b.GUID().Bytes()
+		return slices.Compare(x[:], y[:])
+	})
+	return out
+}
+
+// sedpSample handles a sample delivered by an SEDP reader.
+func (d *Discovery) sedpSample(s endpoint.Sample, writer bool) {
+	p := d.parts[s.Writer.Prefix]
+	if p == nil {
+		return
+	}
+	alive := s.Payload != nil && !s.Key
+	var key wire.GUID
+	if q, err := wire.DecodeInlineQos(s.InlineQos); err == nil {
+		if q.HasStatusInfo && q.StatusInfo&(wire.StatusInfoDisposed|wire.StatusInfoUnregistered) != 0 {
+			alive = false
+		}
+		if q.HasKeyHash {
+			key = wire.GUIDFromBytes(q.KeyHash)
+		}
+	}
+	if !alive {
+		if key.IsZero() && s.Payload != nil {
+			var ed wire.EndpointData
+			if ed.Decode(s.Payload, writer) == nil {
+				key = ed.EndpointGUID
+			}
+		}
+		if e := p.endpoints[key]; e != nil {
+			delete(p.endpoints, key)
+			d.st.EndpointsLost++
+			d.cfg.Listener.EndpointLost(e)
+		}
+		return
+	}
+	var ed wire.EndpointData
+	if err := ed.Decode(s.Payload, writer); err != nil || ed.Validate() != nil ||
+		ed.EndpointGUID.Prefix != p.Data.GuidPrefix || ed.EndpointGUID.Entity.IsWriter() != writer {
+		d.st.SEDPMalformed++
+		return
+	}
+	if ed.ExpectsInlineQos {
+		// Neither do we send inline QoS, as Cyclone refuses such
+		// readers too.
+		d.st.SEDPMalformed++
+		return
+	}
+	e := p.endpoints[ed.EndpointGUID]
+	if e == nil {
+		if d.countEndpoints() >= MaxEndpoints {
+			return
+		}
+		e = &Endpoint{Writer: writer}
+		p.endpoints[ed.EndpointGUID] = e
+		d.st.EndpointsDiscovered++
+	}
+	e.Data = ed
+	e.Vendor = p.Data.VendorID
+	e.Locators = udpOnly(ed.UnicastLocators)
+	if len(e.Locators) == 0 {
+		e.Locators = udpOnly(p.Data.DefaultUnicastLocators)
+	}
+	if len(e.Locators) == 0 && p.Source.IsValid() {
+		e.Locators = []wire.Locator{wire.LocatorFromAddrPort(p.Source)}
+	}
+	d.cfg.Listener.EndpointDiscovered(e)
+}
+
+func (d *Discovery) countEndpoints() int {
+	n := 0
+	for _, p := range d.parts {
+		n += len(p.endpoints)
+	}
+	return n
+}
+
+// udpOnly keeps the UDPv4 unicast locators (Fast DDS also lists
+// shared-memory ones; IPv6 is not supported by the transport).
+func udpOnly(locs []wire.Locator) []wire.Locator {
+	var out []wire.Locator
+	for _, l := range locs {
+		if l.Kind == wire.LocatorKindUDPv4 && !l.IsMulticast() && l.Port != 0 && l.Port < 65536 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Announce publishes (or re-publishes after a change) a local endpoint on
+// SEDP. e.EndpointGUID must carry the local prefix.
+func (d *Discovery) Announce(now int64, e *wire.EndpointData) error {
+	if e.EndpointGUID.Prefix != d.cfg.Prefix {
+		return errors.New("discovery: endpoint GUID has a foreign prefix")
+	}
+	w := e.EndpointGUID.Entity.IsWriter()
+	e.ProtocolVersion, e.VendorID = wire.ProtocolVersion21, d.cfg.Vendor
+	payload, err := e.Encode(nil)
+	if err != nil {
+		return err
+	}
+	q := wire.InlineQos{HasKeyHash: true, KeyHash: e.EndpointGUID.Bytes()}
+	c := &endpoint.Change{Payload: payload, InlineQos: q.Append(nil), SourceTimestamp: d.wall()}
+	if w {
+		_, err = d.pubW.WriteChange(now, c)
+	} else {
+		_, err = d.subW.WriteChange(now, c)
+	}
+	if err == nil {
+		d.local[e.EndpointGUID] = w
+	}
+	return err
+}
+
+// Retract announces that a local endpoint is gone (dispose + unregister).
+func (d *Discovery) Retract(now int64, guid wire.GUID) error {
+	w, ok := d.local[guid]
+	if !ok {
+		return nil
+	}
+	delete(d.local, guid)
+	q := wire.InlineQos{HasKeyHash: true, KeyHash: guid.Bytes(), HasStatusInfo: true,
+		StatusInfo: wire.StatusInfoDisposed | wire.StatusInfoUnregistered}
+	c := &endpoint.Change{InlineQos: q.Append(nil), SourceTimestamp: d.wall()}
+	var err error
+	if w {
+		_, err = d.pubW.WriteChange(now, c)
+	} else {
+		_, err = d.subW.WriteChange(now, c)
+	}
+	return err
+}
+
+func (d *Discovery) wall() int64 {
+	if d.cfg.WallNow != nil {
+		return d.cfg.WallNow()
+	}
+	return 0
+}
+
+// Close announces the local participant's departure (SPDP dispose to every
+// target) and stops all work. It reports nothing to the Listener.
+func (d *Discovery) Close() {
+	if d.closed {
+		return
+	}
+	targets := d.announceTargets()
+	if len(targets) > 0 {
+		d.b.Reset(d.buf[:0], d.hdr)
+		if d.cfg.WallNow != nil {
+			d.b.InfoTS(wire.TimeFromNanos(d.cfg.WallNow()))
+		}
+		q := wire.InlineQos{HasKeyHash: true, HasStatusInfo: true,
+			StatusInfo: wire.StatusInfoDisposed | wire.StatusInfoUnregistered}
+		q.KeyHash = wire.GUID{Prefix: d.cfg.Prefix, Entity: wire.EntityIDParticipant}.Bytes()
+		_ = d.b.Data(&wire.Data{
+			ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter,
+			WriterSN: d.spdpSN + 1, InlineQos: wire.ParameterList{Data: q.Append(nil)},
+		})
+		d.buf = d.b.Bytes()
+		d.cfg.Output.Send(targets, d.buf)
+	}
+	d.closed = true
+}

@@ -1,0 +1,500 @@
+package rtps
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/discovery"
+	"github.com/nros-go/nros/rmw/rtps/endpoint"
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+// localHistoryLimit bounds the samples a transient-local KEEP_ALL publisher
+// keeps for late-joining subscriptions of the same Transport.
+const localHistoryLimit = 1000
+
+// Publisher is the rtps implementation of rmw.Publisher.
+type Publisher struct {
+	t        *Transport
+	guid     wire.GUID
+	node     rmw.NodeInfo
+	ed       wire.EndpointData
+	qos      rmw.QoS
+	w        *endpoint.Writer
+	onEvent  func(rmw.Event)
+	internal bool
+
+	// guarded by t.mu
+	closed   bool
+	remote   map[wire.GUID]bool // matched remote readers
+	local    []*Subscription    // matched local subscriptions
+	refused  map[wire.GUID]bool // incompatible peers already reported
+	hist     []rmw.Sample       // transient-local copies for local late joiners
+	histCap  int
+	localSeq uint64
+}
+
+var _ rmw.Publisher = (*Publisher)(nil)
+
+// Subscription is the rtps implementation of rmw.Subscription.
+type Subscription struct {
+	t       *Transport
+	guid    wire.GUID
+	node    rmw.NodeInfo
+	ed      wire.EndpointData
+	qos     rmw.QoS
+	r       *endpoint.Reader
+	deliver func(rmw.Sample)
+	onEvent func(rmw.Event)
+
+	closed  atomic.Bool
+	remote  map[wire.GUID]bool // guarded by t.mu
+	local   []*Publisher       // guarded by t.mu
+	refused map[wire.GUID]bool // guarded by t.mu
+}
+
+var _ rmw.Subscription = (*Subscription)(nil)
+
+// GID returns the publisher's GUID as found in rmw.Sample.PublisherGID.
+func (p *Publisher) GID() [16]byte { return p.guid.Bytes() }
+
+// GID returns the subscription's GUID.
+func (s *Subscription) GID() [16]byte { return s.guid.Bytes() }
+
+// NewPublisher creates a writer on rt<topic> and announces it.
+func (t *Transport) NewPublisher(node rmw.NodeInfo, topic, typeName string, qos rmw.QoS, opts rmw.EndpointOptions) (rmw.Publisher, error) {
+	dt, dtype, err := names(topic, typeName)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	p, err := t.newPublisherLocked(node, topic, dt, dtype, qos, opts, false)
+	if err != nil {
+		t.mu.Unlock()
+		return nil, err
+	}
+	t.graphDirty = true
+	t.finishLocked()
+	return p, nil
+}
+
+func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, ddsType string, qos rmw.QoS, opts rmw.EndpointOptions, internal bool) (*Publisher, error) {
+	if t.closed {
+		return nil, ErrClosed
+	}
+	qos = qos.Normalize()
+	guid := wire.GUID{Prefix: t.prefix, Entity: t.newEntityLocked(wire.EntityKindWriterNoKey)}
+	ed := wire.NewEndpointData(true)
+	ed.EndpointGUID = guid
+	ed.TopicName, ed.TypeName = ddsTopic, ddsType
+	discovery.SetQoS(&ed, qos, true)
+	wc := endpoint.WriterConfig{
+		GUID:           guid,
+		Participant:    endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
+		Reliable:       qos.Reliability == rmw.Reliable,
+		TransientLocal: qos.Durability == rmw.TransientLocal,
+		KeepAll:        qos.History == rmw.KeepAll,
+		Depth:          qos.Depth,
+		// One datagram per sample up to ~64 KB on UDP (the wire notes'
+		// advice); Fast DDS accepts up to 65500.
+		FragmentSize:   60000,
+		MaxMessageSize: 64000,
+	}
+	if wc.Depth > 1<<20 {
+		wc.Depth = 1 << 20
+	}
+	w, err := endpoint.NewWriter(wc, endpoint.OutputFunc(t.send))
+	if err != nil {
+		return nil, fmt.Errorf("rtps: writer for %s: %w", ddsTopic, err)
+	}
+	p := &Publisher{t: t, guid: guid, node: node, ed: ed, qos: qos, w: w, onEvent: opts.OnEvent,
+		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
+	if qos.Durability == rmw.TransientLocal {
+		p.histCap = qos.Depth
+		if qos.History == rmw.KeepAll || p.histCap > localHistoryLimit {
+			p.histCap = localHistoryLimit
+		}
+	}
+	t.pubs[guid.Entity] = p
+	now := t.cfg.Clock.Now()
+	for _, s := range t.subs {
+		if s.ed.TopicName == ddsTopic {
+			t.pairLocal(p, s)
+		}
+	}
+	for _, e := range t.remR {
+		if e.Data.TopicName == ddsTopic {
+			t.pairRemoteReader(now, p, e)
+		}
+	}
+	if err := t.disc.Announce(now, &p.ed); err != nil {
+		t.cfg.Logf("rtps: announce %s: %v", ddsTopic, err)
+	}
+	return p, nil
+}
+
+// NewSubscription creates a reader on rt<topic> and announces it.
+// Transient-local history of matching publishers of this Transport is
+// delivered before it returns; remote history arrives through the
+// protocol.
+func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, qos rmw.QoS, deliver func(rmw.Sample), opts rmw.EndpointOptions) (rmw.Subscription, error) {
+	dt, dtype, err := names(topic, typeName)
+	if err != nil {
+		return nil, err
+	}
+	if deliver == nil {
+		return nil, fmt.Errorf("rtps: nil deliver function for %q", topic)
+	}
+	qos = qos.Normalize()
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, ErrClosed
+	}
+	guid := wire.GUID{Prefix: t.prefix, Entity: t.newEntityLocked(wire.EntityKindReaderNoKey)}
+	ed := wire.NewEndpointData(false)
+	ed.EndpointGUID = guid
+	ed.TopicName, ed.TypeName = dt, dtype
+	discovery.SetQoS(&ed, qos, false)
+	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
+		remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
+	r, err := endpoint.NewReader(endpoint.ReaderConfig{
+		GUID:        guid,
+		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
+	}, endpoint.OutputFunc(t.send), s.remoteSample)
+	if err != nil {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("rtps: reader for %s: %w", dt, err)
+	}
+	s.r = r
+	t.subs[guid.Entity] = s
+	now := t.cfg.Clock.Now()
+	var replay []rmw.Sample
+	for _, p := range t.pubs {
+		if p.ed.TopicName == dt && t.pairLocal(p, s) && qos.Durability == rmw.TransientLocal {
+			h := p.hist
+			if qos.History == rmw.KeepLast && len(h) > qos.Depth {
+				h = h[len(h)-qos.Depth:]
+			}
+			replay = append(replay, h...)
+		}
+	}
+	for _, e := range t.remW {
+		if e.Data.TopicName == dt {
+			t.pairRemoteWriter(now, s, e)
+		}
+	}
+	if err := t.disc.Announce(now, &s.ed); err != nil {
+		t.cfg.Logf("rtps: announce %s: %v", dt, err)
+	}
+	t.graphDirty = true
+	t.finishLocked()
+	for _, smp := range replay {
+		if s.closed.Load() {
+			break
+		}
+		s.deliver(smp)
+		t.mu.Lock()
+		t.st.Delivered++
+		t.mu.Unlock()
+	}
+	return s, nil
+}
+
+// remoteSample is the endpoint.Reader deliver callback (t.mu held).
+func (s *Subscription) remoteSample(smp endpoint.Sample) {
+	if smp.Payload == nil || smp.Key || s.closed.Load() {
+		return
+	}
+	ts := int64(0)
+	if smp.HasSourceTimestamp {
+		ts = smp.SourceTimestamp
+	}
+	s.t.st.Delivered++
+	s.deliver(rmw.Sample{Data: smp.Payload, SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()})
+}
+
+// pairLocal matches a publisher and a subscription of this Transport.
+func (t *Transport) pairLocal(p *Publisher, s *Subscription) bool {
+	if pol := discovery.Incompatible(&p.ed, &s.ed); pol != "" {
+		t.st.IncompatibleQoS++
+		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(s.guid)})
+		t.queue(s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(p.guid)})
+		return false
+	}
+	p.local = append(p.local, s)
+	s.local = append(s.local, p)
+	t.queue(p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.guid)})
+	t.queue(s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.guid)})
+	return true
+}
+
+// pairRemoteReader (re)evaluates a local publisher against a remote reader.
+func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpoint) {
+	g := e.GUID()
+	if pol := discovery.Incompatible(&p.ed, &e.Data); pol != "" {
+		if p.remote[g] {
+			delete(p.remote, g)
+			p.w.UnmatchReader(g)
+			t.queue(p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+		}
+		if !p.refused[g] {
+			p.refused[g] = true
+			t.st.IncompatibleQoS++
+			t.queue(p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(g)})
+		}
+		return
+	}
+	delete(p.refused, g)
+	reliable := e.Data.Reliability.Kind == wire.ReliabilityReliable && p.qos.Reliability == rmw.Reliable
+	tl := e.Data.Durability >= wire.DurabilityTransientLocal
+	p.w.MatchReader(now, g, e.Locators, reliable, tl)
+	if !p.remote[g] {
+		p.remote[g] = true
+		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
+	}
+}
+
+// pairRemoteWriter (re)evaluates a local subscription against a remote
+// writer.
+func (t *Transport) pairRemoteWriter(now int64, s *Subscription, e *discovery.Endpoint) {
+	g := e.GUID()
+	if pol := discovery.Incompatible(&e.Data, &s.ed); pol != "" {
+		if s.remote[g] {
+			t.unrouteLocked(s, g)
+			t.queue(s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+		}
+		if !s.refused[g] {
+			s.refused[g] = true
+			t.st.IncompatibleQoS++
+			t.queue(s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(g)})
+		}
+		return
+	}
+	delete(s.refused, g)
+	reliable := s.qos.Reliability == rmw.Reliable && e.Data.Reliability.Kind == wire.ReliabilityReliable
+	s.r.MatchWriter(now, g, e.Locators, reliable)
+	if !s.remote[g] {
+		s.remote[g] = true
+		t.route[g] = append(t.route[g], s)
+		t.queue(s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
+	}
+}
+
+func (t *Transport) unrouteLocked(s *Subscription, g wire.GUID) {
+	delete(s.remote, g)
+	s.r.UnmatchWriter(g)
+	rs := slices.DeleteFunc(slices.Clone(t.route[g]), func(x *Subscription) bool { return x == s })
+	if len(rs) == 0 {
+		delete(t.route, g)
+	} else {
+		t.route[g] = rs
+	}
+}
+
+// listener receives discovery results (t.mu held).
+type listener Transport
+
+func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
+	t := (*Transport)(l)
+	t.cfg.Logf("rtps: participant %v (vendor %v) discovered", p.Data.GuidPrefix, p.Data.VendorID)
+	// A new peer should see our graph sample; transient-local takes care
+	// of that once its reader matches.
+}
+
+func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
+	t := (*Transport)(l)
+	t.cfg.Logf("rtps: participant %v lost (expired %v)", p.Data.GuidPrefix, expired)
+}
+
+func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
+	t := (*Transport)(l)
+	now := t.cfg.Clock.Now()
+	g := e.GUID()
+	if e.Writer {
+		t.remW[g] = e
+		for _, s := range t.subs {
+			if s.ed.TopicName == e.Data.TopicName {
+				t.pairRemoteWriter(now, s, e)
+			} else if s.remote[g] { // topic changed: impossible in DDS, but be safe
+				t.unrouteLocked(s, g)
+			}
+		}
+		return
+	}
+	t.remR[g] = e
+	for _, p := range t.pubs {
+		if p.ed.TopicName == e.Data.TopicName {
+			t.pairRemoteReader(now, p, e)
+		} else if p.remote[g] {
+			delete(p.remote, g)
+			p.w.UnmatchReader(g)
+		}
+	}
+}
+
+func (l *listener) EndpointLost(e *discovery.Endpoint) {
+	t := (*Transport)(l)
+	g := e.GUID()
+	if e.Writer {
+		delete(t.remW, g)
+		for _, s := range t.route[g] {
+			delete(s.remote, g)
+			s.r.UnmatchWriter(g)
+			t.queue(s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+		}
+		delete(t.route, g)
+		for _, s := range t.subs {
+			delete(s.refused, g)
+		}
+		return
+	}
+	delete(t.remR, g)
+	for _, p := range t.pubs {
+		if p.remote[g] {
+			delete(p.remote, g)
+			p.w.UnmatchReader(g)
+			t.queue(p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+		}
+		delete(p.refused, g)
+	}
+}
+
+// Publish sends data to every matched reader: remote ones through the
+// writer, local ones by direct call before Publish returns. A KEEP_ALL
+// reliable publisher whose history is full of unacknowledged samples waits
+// up to 100 ms for acknowledgements, then fails.
+func (p *Publisher) Publish(data []byte) error {
+	t := p.t
+	t.mu.Lock()
+	if p.closed {
+		t.mu.Unlock()
+		return ErrClosed
+	}
+	ts := t.cfg.WallNow()
+	deadline := time.Now().Add(maxBlocking)
+	for {
+		_, err := p.w.Write(t.cfg.Clock.Now(), data, ts)
+		if err == nil {
+			break
+		}
+		if err != endpoint.ErrWouldBlock || time.Now().After(deadline) || p.closed {
+			t.mu.Unlock()
+			return fmt.Errorf("rtps: publish on %s: %w", p.ed.TopicName, err)
+		}
+		// Woken by every received datagram and timer tick.
+		waitCond(t, deadline)
+	}
+	t.st.Published++
+	smp := rmw.Sample{Data: data, SourceTimestamp: ts, PublisherGID: p.guid.Bytes()}
+	if p.histCap > 0 {
+		c := smp
+		c.Data = slices.Clone(data)
+		if len(p.hist) >= p.histCap {
+			p.hist = slices.Delete(p.hist, 0, len(p.hist)-p.histCap+1)
+		}
+		p.hist = append(p.hist, c)
+	}
+	local := slices.Clone(p.local)
+	t.st.Delivered += uint64(len(local))
+	t.mu.Unlock()
+	t.kick()
+	for _, s := range local {
+		if !s.closed.Load() {
+			s.deliver(smp)
+		}
+	}
+	return nil
+}
+
+// waitCond waits on t.ackCond (t.mu held) with a timeout.
+func waitCond(t *Transport, deadline time.Time) {
+	stop := time.AfterFunc(time.Until(deadline), func() {
+		t.mu.Lock()
+		t.ackCond.Broadcast()
+		t.mu.Unlock()
+	})
+	t.ackCond.Wait()
+	stop.Stop()
+}
+
+// writeLocked publishes an internal sample (the graph) to remote readers
+// and local subscriptions (t.mu held; local delivery is skipped: nothing
+// local subscribes to internal topics).
+func (t *Transport) writeLocked(p *Publisher, data []byte) {
+	if _, err := p.w.Write(t.cfg.Clock.Now(), data, t.cfg.WallNow()); err != nil {
+		t.cfg.Logf("rtps: %s: %v", p.ed.TopicName, err)
+	}
+}
+
+// MatchedSubscriptions returns the number of matched readers, remote and
+// local.
+func (p *Publisher) MatchedSubscriptions() int {
+	p.t.mu.Lock()
+	defer p.t.mu.Unlock()
+	if p.closed {
+		return 0
+	}
+	return len(p.remote) + len(p.local)
+}
+
+// Close retracts the publisher (SEDP dispose) and unmatches it. Idempotent.
+func (p *Publisher) Close() error {
+	t := p.t
+	t.mu.Lock()
+	if p.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	delete(t.pubs, p.guid.Entity)
+	_ = t.disc.Retract(t.cfg.Clock.Now(), p.guid)
+	for _, s := range p.local {
+		s.local = slices.DeleteFunc(slices.Clone(s.local), func(x *Publisher) bool { return x == p })
+		t.queue(s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(p.guid)})
+	}
+	p.local, p.hist = nil, nil
+	t.graphDirty = true
+	t.finishLocked()
+	return nil
+}
+
+// MatchedPublishers returns the number of matched writers, remote and
+// local.
+func (s *Subscription) MatchedPublishers() int {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	if s.closed.Load() {
+		return 0
+	}
+	return len(s.remote) + len(s.local)
+}
+
+// Close retracts the subscription and unmatches it. Once Close returns, no
+// remote sample is delivered; a Publish of a local publisher already
+// running may still deliver one. Idempotent.
+func (s *Subscription) Close() error {
+	t := s.t
+	t.mu.Lock()
+	if s.closed.Load() {
+		t.mu.Unlock()
+		return nil
+	}
+	s.closed.Store(true)
+	delete(t.subs, s.guid.Entity)
+	_ = t.disc.Retract(t.cfg.Clock.Now(), s.guid)
+	for g := range s.remote {
+		t.unrouteLocked(s, g)
+	}
+	for _, p := range s.local {
+		p.local = slices.DeleteFunc(slices.Clone(p.local), func(x *Subscription) bool { return x == s })
+		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(s.guid)})
+	}
+	s.local = nil
+	t.graphDirty = true
+	t.finishLocked()
+	return nil
+}

@@ -1,0 +1,686 @@
+// Package rtps is the DDSI-RTPS transport of nros: an rmw.Transport whose
+// publishers and subscriptions talk to ROS 2 nodes running Cyclone DDS or
+// Fast DDS (rmw_cyclonedds_cpp, rmw_fastrtps_cpp) over UDP.
+//
+// One Transport is one DDS participant. It binds the metatraffic and user
+// unicast ports of the lowest free participant id of its domain, announces
+// itself by SPDP (package discovery), announces its endpoints by SEDP,
+// matches them with remote ones by topic name, type name and the DDS QoS
+// rules, and moves samples with the writer and reader state machines of
+// package endpoint. ROS names are mapped as rmw does: topic "/chatter" is
+// "rt/chatter", type "std_msgs/msg/String" is "std_msgs::msg::dds_::String_";
+// user endpoints are keyless (entity kinds 0x03 and 0x04). The participant
+// announces USER_DATA "enclave=/;" and publishes its nodes and their
+// endpoints on ros_discovery_info (Humble Gid layout by default).
+//
+// # Goroutines
+//
+// A Transport runs one receive goroutine per socket and one timer goroutine
+// (SPDP, leases, heartbeats, repairs). All protocol state is guarded by one
+// mutex. Deliver functions run on a receive goroutine (remote samples, in
+// order per writer) or on the publishing goroutine (samples of a publisher
+// of the same Transport, which are handed over directly, without a socket);
+// they must not call back into the Transport. OnEvent functions run with no
+// lock held, on whichever goroutine caused the event. Close stops every
+// goroutine and waits for them.
+//
+// # Safety
+//
+// In the LOCALHOST range (the default) sockets bind 127.0.0.1 and every
+// destination that is not a loopback address, a static peer or the SPDP
+// group on lo is dropped before sending (Stats.Filtered). Malformed
+// datagrams are dropped and counted, never a panic.
+package rtps
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/discovery"
+	"github.com/nros-go/nros/rmw/rtps/endpoint"
+	"github.com/nros-go/nros/rmw/rtps/udp"
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+// Vendor is the RTPS vendor id nros puts in message headers, PID_VENDORID
+// and the first two bytes of its GUID prefixes.
+var Vendor = wire.VendorID{0x01, 0xff}
+
+// ErrClosed is returned by operations on a closed Transport or endpoint.
+var ErrClosed = errors.New("rtps: closed")
+
+// DiscoveryTopic and DiscoveryType name the ROS graph topic.
+const (
+	DiscoveryTopic = "ros_discovery_info"
+	DiscoveryType  = "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"
+)
+
+// maxBlocking is how long Publish waits for room in a KEEP_ALL history
+// (Fast DDS's default max_blocking_time).
+const maxBlocking = 100 * time.Millisecond
+
+// Stats are counters of a Transport.
+type Stats struct {
+	Datagrams      uint64 // datagrams received
+	BadDatagrams   uint64 // datagrams that were not RTPS or had a bad header
+	BadSubmessages uint64 // datagrams whose walk stopped at a malformed submessage
+	OwnDatagrams   uint64 // our own datagrams looped back (multicast)
+	Sent           uint64 // datagrams sent (one per destination)
+	SendErrors     uint64
+	// Filtered counts destinations refused by the discovery range
+	// (non-loopback addresses in LOCALHOST).
+	Filtered uint64
+	// IncompatibleQoS counts (local, remote or local) endpoint pairs on
+	// one topic refused by the QoS rules or type names, each pair once.
+	IncompatibleQoS uint64
+	Publishers      int // open user publishers
+	Subscriptions   int // open user subscriptions
+	Published       uint64
+	Delivered       uint64 // deliver calls (remote and local)
+	Discovery       discovery.Stats
+}
+
+// Transport is one RTPS participant implementing rmw.Transport.
+type Transport struct {
+	cfg      Config
+	prefix   wire.GuidPrefix
+	ports    udp.Ports
+	id       int
+	meta     udp.Conn
+	user     udp.Conn
+	mc       udp.Conn
+	peers    []netip.Addr
+	bindAddr netip.Addr
+
+	mu         sync.Mutex
+	ackCond    *sync.Cond
+	closed     bool
+	disc       *discovery.Discovery
+	pubs       map[wire.EntityID]*Publisher
+	subs       map[wire.EntityID]*Subscription
+	remW       map[wire.GUID]*discovery.Endpoint
+	remR       map[wire.GUID]*discovery.Endpoint
+	route      map[wire.GUID][]*Subscription // remote writer -> matched local readers
+	entitySeq  uint32
+	events     []pendingEvent
+	st         Stats
+	graph      *Publisher
+	graphDirty bool
+
+	evMu sync.Mutex // serialises event dispatch
+
+	wake chan struct{}
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+var _ rmw.Transport = (*Transport)(nil)
+
+type pendingEvent struct {
+	fn func(rmw.Event)
+	ev rmw.Event
+}
+
+// New creates the participant: it binds its sockets, starts its goroutines
+// and begins announcing itself.
+func New(cfg Config) (*Transport, error) {
+	cfg.setDefaults()
+	ports, err := udp.PortsFor(cfg.DomainID)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transport{
+		cfg:   cfg,
+		ports: ports,
+		pubs:  map[wire.EntityID]*Publisher{},
+		subs:  map[wire.EntityID]*Subscription{},
+		remW:  map[wire.GUID]*discovery.Endpoint{},
+		remR:  map[wire.GUID]*discovery.Endpoint{},
+		route: map[wire.GUID][]*Subscription{},
+		wake:  make(chan struct{}, 1),
+		done:  make(chan struct{}),
+	}
+	t.ackCond = sync.NewCond(&t.mu)
+	copy(t.prefix[:2], Vendor[:])
+	if _, err := rand.Read(t.prefix[2:]); err != nil {
+		return nil, err
+	}
+	if len(cfg.StaticPeers) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		t.peers, err = udp.ResolvePeers(ctx, cfg.StaticPeers)
+		cancel()
+		if err != nil {
+			cfg.Logf("rtps: %v", err)
+		}
+	}
+	t.bindAddr = udp.Loopback
+	switch cfg.Range {
+	case udp.RangeSubnet:
+		t.bindAddr = netip.IPv4Unspecified()
+	case udp.RangeOff:
+		for _, p := range t.peers {
+			if !p.IsLoopback() {
+				t.bindAddr = netip.IPv4Unspecified()
+			}
+		}
+	}
+	nw := cfg.Network
+	_, isSystem := nw.(udp.System)
+	if nw == nil {
+		nw = udp.System{Bind: t.bindAddr}
+		isSystem = true
+	}
+	t.meta, t.user, t.id, err = udp.ListenParticipant(nw, ports, cfg.MaxParticipantID)
+	if err != nil {
+		return nil, err
+	}
+	var mcIfaces []string
+	if cfg.Multicast == MulticastAuto {
+		switch {
+		case cfg.Range == udp.RangeOff:
+		case !isSystem:
+			mcIfaces = []string{"lo"}
+		case cfg.Range == udp.RangeLocalhost:
+			if udp.InterfaceHasMulticast("lo") {
+				mcIfaces = []string{"lo"}
+			}
+		case cfg.Range == udp.RangeSubnet:
+			mcIfaces = udp.MulticastInterfaces()
+		}
+	}
+	if len(mcIfaces) > 0 {
+		t.mc, err = nw.ListenMulticast(udp.SPDPGroup, ports.SPDPMulticast(), mcIfaces)
+		if err != nil {
+			cfg.Logf("rtps: no SPDP multicast: %v", err)
+			t.mc = nil
+		}
+	}
+	if err := t.startDiscovery(isSystem); err != nil {
+		t.closeSockets()
+		return nil, err
+	}
+	if err := t.startGraph(); err != nil {
+		t.closeSockets()
+		return nil, err
+	}
+	for _, c := range []udp.Conn{t.meta, t.user, t.mc} {
+		if c != nil {
+			t.wg.Add(1)
+			go t.recvLoop(c)
+		}
+	}
+	t.wg.Add(1)
+	go t.timerLoop()
+	return t, nil
+}
+
+// advertised returns the unicast addresses the participant announces.
+func (t *Transport) advertised(isSystem bool) []netip.Addr {
+	if t.bindAddr.IsLoopback() || !isSystem {
+		return []netip.Addr{t.meta.LocalAddr().Addr()}
+	}
+	var out []netip.Addr
+	for _, a := range udp.InterfaceAddrs4(udp.MulticastInterfaces()) {
+		if !a.IsLoopback() && len(out) < 4 {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, udp.Loopback)
+	}
+	return out
+}
+
+func (t *Transport) startDiscovery(isSystem bool) error {
+	var meta, user, mcast, targets []wire.Locator
+	for _, a := range t.advertised(isSystem) {
+		meta = append(meta, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(t.id))))
+		user = append(user, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.UserUnicast(t.id))))
+	}
+	if t.mc != nil {
+		mcast = []wire.Locator{wire.LocatorFromAddrPort(netip.AddrPortFrom(udp.SPDPGroup, t.ports.SPDPMulticast()))}
+		targets = append(targets, mcast...)
+	}
+	probe := func(a netip.Addr) {
+		for j := 0; j < t.cfg.ProbeParticipants; j++ {
+			if a.IsLoopback() && j == t.id {
+				continue
+			}
+			l := wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(j)))
+			if !slices.Contains(targets, l) {
+				targets = append(targets, l)
+			}
+		}
+	}
+	if t.cfg.Range == udp.RangeLocalhost {
+		probe(udp.Loopback)
+	}
+	for _, p := range t.peers {
+		probe(p)
+	}
+	d, err := discovery.New(discovery.Config{
+		Prefix:         t.prefix,
+		Vendor:         Vendor,
+		DomainID:       uint32(t.cfg.DomainID),
+		MetaUnicast:    meta,
+		DefaultUnicast: user,
+		MetaMulticast:  mcast,
+		Targets:        targets,
+		UserData:       []byte("enclave=" + t.cfg.Enclave + ";"),
+		LeaseDuration:  t.cfg.LeaseDuration,
+		AnnouncePeriod: t.cfg.AnnouncePeriod,
+		Output:         endpoint.OutputFunc(t.send),
+		Listener:       (*listener)(t),
+		WallNow:        t.cfg.WallNow,
+	})
+	if err != nil {
+		return err
+	}
+	t.disc = d
+	return nil
+}
+
+// ParticipantID returns the participant index whose ports were bound.
+func (t *Transport) ParticipantID() int { return t.id }
+
+// GuidPrefix returns the participant's GUID prefix.
+func (t *Transport) GuidPrefix() wire.GuidPrefix { return t.prefix }
+
+// MetaAddr and UserAddr return the bound unicast addresses.
+func (t *Transport) MetaAddr() netip.AddrPort { return t.meta.LocalAddr() }
+
+// UserAddr returns the bound user-traffic unicast address.
+func (t *Transport) UserAddr() netip.AddrPort { return t.user.LocalAddr() }
+
+// allowed reports whether the discovery range lets us send to a.
+func (t *Transport) allowed(a netip.Addr) bool {
+	if a.IsMulticast() {
+		return t.mc != nil && a == udp.SPDPGroup
+	}
+	if t.cfg.Range == udp.RangeSubnet {
+		return true
+	}
+	if a.IsLoopback() {
+		return true
+	}
+	return slices.Contains(t.peers, a)
+}
+
+// send is the endpoint.Output of every writer, reader and of discovery.
+// It runs with t.mu held.
+func (t *Transport) send(to []wire.Locator, b []byte) {
+	for _, l := range to {
+		ap, ok := l.AddrPort()
+		if !ok || !ap.Addr().Is4() || ap.Port() == 0 {
+			t.st.Filtered++
+			continue
+		}
+		if !t.allowed(ap.Addr()) {
+			t.st.Filtered++
+			continue
+		}
+		c := t.meta
+		if ap.Addr().IsMulticast() {
+			c = t.mc
+		}
+		if err := c.WriteTo(b, ap); err != nil {
+			t.st.SendErrors++
+		} else {
+			t.st.Sent++
+		}
+	}
+}
+
+func (t *Transport) kick() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *Transport) recvLoop(c udp.Conn) {
+	defer t.wg.Done()
+	buf := make([]byte, udp.MaxDatagram)
+	for {
+		n, src, err := c.ReadFrom(buf)
+		if err != nil {
+			select {
+			case <-t.done:
+				return
+			default:
+			}
+			if errors.Is(err, udp.ErrClosed) {
+				return
+			}
+			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
+			continue
+		}
+		t.handleDatagram(buf[:n], src)
+	}
+}
+
+// handleDatagram decodes one datagram and routes its submessages.
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.st.Datagrams++
+	var r wire.Reader
+	if err := r.Reset(b); err != nil {
+		t.st.BadDatagrams++
+		t.mu.Unlock()
+		return
+	}
+	if r.Header.Prefix == t.prefix {
+		t.st.OwnDatagrams++
+		t.mu.Unlock()
+		return
+	}
+	now := t.cfg.Clock.Now()
+	t.disc.Renew(r.Header.Prefix, now)
+	for {
+		sm, err := r.Next()
+		if err != nil {
+			t.st.BadSubmessages++
+			break
+		}
+		if sm == nil {
+			break
+		}
+		if !r.State.DestPrefix.IsZero() && r.State.DestPrefix != t.prefix {
+			continue
+		}
+		if t.disc.HandleSubmessage(now, &r.State, src, sm) {
+			continue
+		}
+		var wid, rid wire.EntityID
+		switch sm.ID {
+		case wire.SubmsgData:
+			wid, rid = sm.Data.WriterID, sm.Data.ReaderID
+		case wire.SubmsgDataFrag:
+			wid, rid = sm.DataFrag.WriterID, sm.DataFrag.ReaderID
+		case wire.SubmsgHeartbeat:
+			wid, rid = sm.Heartbeat.WriterID, sm.Heartbeat.ReaderID
+		case wire.SubmsgHeartbeatFrag:
+			wid, rid = sm.HeartbeatFrag.WriterID, sm.HeartbeatFrag.ReaderID
+		case wire.SubmsgGap:
+			wid, rid = sm.Gap.WriterID, sm.Gap.ReaderID
+		case wire.SubmsgAckNack:
+			if p := t.pubs[sm.AckNack.WriterID]; p != nil {
+				p.w.HandleSubmessage(now, &r.State, sm)
+			}
+			continue
+		case wire.SubmsgNackFrag:
+			if p := t.pubs[sm.NackFrag.WriterID]; p != nil {
+				p.w.HandleSubmessage(now, &r.State, sm)
+			}
+			continue
+		default:
+			continue
+		}
+		for _, s := range t.route[r.State.SourceGUID(wid)] {
+			if rid == wire.EntityIDUnknown || rid == s.guid.Entity {
+				s.r.HandleSubmessage(now, &r.State, sm)
+			}
+		}
+	}
+	t.ackCond.Broadcast()
+	t.finishLocked()
+}
+
+// finishLocked releases t.mu after a change: it republishes the graph if
+// needed, wakes the timer loop and dispatches queued events.
+func (t *Transport) finishLocked() {
+	var graph []byte
+	if t.graphDirty && !t.closed && t.graph != nil {
+		t.graphDirty = false
+		graph = t.graphSampleLocked()
+	}
+	if graph != nil {
+		t.writeLocked(t.graph, graph)
+	}
+	t.mu.Unlock()
+	t.kick()
+	t.dispatch()
+}
+
+func (t *Transport) dispatch() {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	for {
+		t.mu.Lock()
+		evs := t.events
+		t.events = nil
+		t.mu.Unlock()
+		if len(evs) == 0 {
+			return
+		}
+		for _, e := range evs {
+			if e.fn != nil {
+				e.fn(e.ev)
+			}
+		}
+	}
+}
+
+func (t *Transport) queue(fn func(rmw.Event), ev rmw.Event) {
+	if fn != nil {
+		t.events = append(t.events, pendingEvent{fn, ev})
+	}
+}
+
+func (t *Transport) timerLoop() {
+	defer t.wg.Done()
+	for {
+		t.mu.Lock()
+		if t.closed {
+			t.mu.Unlock()
+			return
+		}
+		now := t.cfg.Clock.Now()
+		next := t.disc.Tick(now)
+		for _, p := range t.pubs {
+			next = min(next, p.w.Tick(now))
+		}
+		for _, s := range t.subs {
+			next = min(next, s.r.Tick(now))
+		}
+		t.ackCond.Broadcast()
+		var graph []byte
+		if t.graphDirty && t.graph != nil {
+			t.graphDirty = false
+			graph = t.graphSampleLocked()
+			t.writeLocked(t.graph, graph)
+			next = now // the write may have scheduled work
+		}
+		t.mu.Unlock()
+		t.dispatch()
+		wait := time.Hour
+		if next != endpoint.Never {
+			wait = time.Duration(max(next-now, 0))
+		}
+		if wait == 0 {
+			continue
+		}
+		ch, stop := t.cfg.Clock.After(wait)
+		select {
+		case <-ch:
+		case <-t.wake:
+			stop()
+		case <-t.done:
+			stop()
+			return
+		}
+	}
+}
+
+func (t *Transport) closeSockets() {
+	for _, c := range []udp.Conn{t.meta, t.user, t.mc} {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// Close disposes the participant (a last SPDP), closes every endpoint and
+// socket, and waits for the transport's goroutines to end. No events are
+// raised. It is idempotent.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	now := t.cfg.Clock.Now()
+	for _, p := range t.pubs {
+		_ = t.disc.Retract(now, p.guid)
+	}
+	for _, s := range t.subs {
+		_ = t.disc.Retract(now, s.guid)
+	}
+	t.disc.Close()
+	t.closed = true
+	for _, p := range t.pubs {
+		p.closed = true
+	}
+	for _, s := range t.subs {
+		s.closed.Store(true)
+	}
+	t.events = nil
+	t.ackCond.Broadcast()
+	t.mu.Unlock()
+	close(t.done)
+	t.closeSockets()
+	t.wg.Wait()
+	return nil
+}
+
+// Stats returns the transport's counters.
+func (t *Transport) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.st
+	s.Discovery = t.disc.Stats()
+	for _, p := range t.pubs {
+		if !p.internal {
+			s.Publishers++
+		}
+	}
+	s.Subscriptions = len(t.subs)
+	return s
+}
+
+// RemoteParticipants returns the GUID prefixes of the discovered
+// participants.
+func (t *Transport) RemoteParticipants() []wire.GuidPrefix {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []wire.GuidPrefix
+	for _, p := range t.disc.Participants() {
+		out = append(out, p.Data.GuidPrefix)
+	}
+	slices.SortFunc(out, func(a, b wire.GuidPrefix) int { return slices.Compare(a[:], b[:]) })
+	return out
+}
+
+// names maps a ROS topic and type to DDS names.
+func names(topic, typeName string) (string, string, error) {
+	if !strings.HasPrefix(topic, "/") {
+		return "", "", fmt.Errorf("rtps: topic %q is not a fully qualified name", topic)
+	}
+	dt, err := msg.DDSTypeName(typeName)
+	if err != nil {
+		return "", "", err
+	}
+	return "rt" + topic, dt, nil
+}
+
+// newEntityLocked allocates an entity id of the given kind.
+func (t *Transport) newEntityLocked(kind byte) wire.EntityID {
+	t.entitySeq++
+	return wire.NewEntityID(t.entitySeq, kind)
+}
+
+func gidString(g wire.GUID) string { return g.String() }
+
+// startGraph creates the ros_discovery_info writer.
+func (t *Transport) startGraph() error {
+	q := rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.TransientLocal, History: rmw.KeepLast, Depth: 1}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.newPublisherLocked(rmw.NodeInfo{}, "", DiscoveryTopic, DiscoveryType, q, rmw.EndpointOptions{}, true)
+	if err != nil {
+		return err
+	}
+	t.graph = p
+	t.graphDirty = true
+	return nil
+}
+
+// graphSampleLocked serializes the ParticipantEntitiesInfo of this
+// participant: every node that owns a user endpoint, with its readers and
+// writers.
+func (t *Transport) graphSampleLocked() []byte {
+	type key struct{ ns, name string }
+	nodes := map[key]*rmw_dds_common.NodeEntitiesInfo{}
+	var order []key
+	get := func(n rmw.NodeInfo) *rmw_dds_common.NodeEntitiesInfo {
+		ns := n.Namespace
+		if ns == "" {
+			ns = "/"
+		}
+		k := key{ns, n.Name}
+		if nodes[k] == nil {
+			nodes[k] = &rmw_dds_common.NodeEntitiesInfo{NodeNamespace: ns, NodeName: n.Name, GidSize: t.cfg.GidSize}
+			order = append(order, k)
+		}
+		return nodes[k]
+	}
+	var ids []wire.EntityID
+	for id, p := range t.pubs {
+		if !p.internal && p.node.Name != "" {
+			ids = append(ids, id)
+		}
+	}
+	for id, s := range t.subs {
+		if s.node.Name != "" {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b wire.EntityID) int { return slices.Compare(a[:], b[:]) })
+	for _, id := range ids {
+		if p := t.pubs[id]; p != nil {
+			n := get(p.node)
+			n.WriterGidSeq = append(n.WriterGidSeq, rmw_dds_common.GidFromGUID(p.guid.Bytes()))
+		} else if s := t.subs[id]; s != nil {
+			n := get(s.node)
+			n.ReaderGidSeq = append(n.ReaderGidSeq, rmw_dds_common.GidFromGUID(s.guid.Bytes()))
+		}
+	}
+	slices.SortFunc(order, func(a, b key) int {
+		if c := strings.Compare(a.ns, b.ns); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	info := rmw_dds_common.ParticipantEntitiesInfo{
+		Gid:     rmw_dds_common.GidFromGUID(wire.GUID{Prefix: t.prefix, Entity: wire.EntityIDParticipant}.Bytes()),
+		GidSize: t.cfg.GidSize,
+	}
+	for _, k := range order {
+		info.NodeEntitiesInfoSeq = append(info.NodeEntitiesInfoSeq, *nodes[k])
+	}
+	return msg.Marshal(&info, true, nil)
+}
