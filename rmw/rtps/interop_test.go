@@ -192,7 +192,7 @@ func testClockTo(t *testing.T, subName string) {
 }
 
 func TestInteropClockToFastDDS(t *testing.T) { testClockTo(t, "clocksub_fastdds") }
-func TestInteropClockToCyclone(t *testing.T)  { testClockTo(t, "clocksub_cyclone") }
+func TestInteropClockToCyclone(t *testing.T) { testClockTo(t, "clocksub_cyclone") }
 
 func testChatter(t *testing.T, pubName string, size int) {
 	dir := peers(t)
