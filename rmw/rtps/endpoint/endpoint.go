@@ -153,7 +153,8 @@ type ReaderConfig struct {
 	MaxSampleSize int
 	// MaxFragmentedSamples bounds partially received samples per writer.
 	MaxFragmentedSamples int
-	// MaxReassemblyBytes bounds the reassembly buffers of the reader.
+	// MaxReassemblyBytes bounds the memory the reader holds for DATA_FRAG
+	// reassembly and for samples buffered out of order, across writers.
 	MaxReassemblyBytes int
 }
 
@@ -221,7 +222,7 @@ type ReaderStats struct {
 	Delivered        uint64 // samples passed to the callback
 	Duplicates       uint64 // DATA for SNs already delivered, buffered or older than the last (best effort)
 	UnknownWriter    uint64 // DATA/DATA_FRAG/HEARTBEAT/GAP from writers not matched
-	OutOfWindow      uint64 // reliable DATA too far ahead of the next expected SN
+	OutOfWindow      uint64 // reliable DATA too far ahead of the next expected SN, or over the memory bound
 	Lost             uint64 // SNs skipped because the writer said they are gone (HEARTBEAT firstSN) or sync
 	GapSNs           uint64 // SNs declared irrelevant by GAP (counted within the window only)
 	Heartbeats       uint64 // HEARTBEATs accepted
@@ -233,6 +234,6 @@ type ReaderStats struct {
 	TooLarge         uint64 // samples over MaxSampleSize
 	Malformed        uint64 // impossible SNs, ranges or fragment numbers; undecodable datagrams
 	MatchedWriters   int
-	ReassemblyBytes  int // reassembly memory currently held
+	ReassemblyBytes  int // reassembly and reordering memory currently held (bounded by MaxReassemblyBytes)
 	BufferedSamples  int // out-of-order samples currently held
 }

@@ -33,7 +33,11 @@ func FuzzReader(f *testing.F) {
 	for _, s := range readerSeeds() {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(runReaderInput)
+}
+
+func runReaderInput(t *testing.T, data []byte) {
+	{
 		const maxReasm = 1 << 20
 		last := map[wire.GUID]wire.SequenceNumber{}
 		check := func(s Sample) {
@@ -83,7 +87,7 @@ func FuzzReader(f *testing.F) {
 				}
 			}
 		})
-	})
+	}
 }
 
 func FuzzWriter(f *testing.F) {

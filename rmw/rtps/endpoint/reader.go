@@ -19,6 +19,7 @@ type slot struct {
 	sn      wire.SequenceNumber
 	payload []byte
 	qos     []byte
+	qosBE   bool
 	null    bool
 	key     bool
 	hasTS   bool
@@ -35,6 +36,7 @@ type fragEntry struct {
 	bits       []uint64
 	buf        []byte
 	qos        []byte
+	qosBE      bool
 	key        bool
 	hasTS      bool
 	ts         int64
@@ -206,7 +208,10 @@ func (r *Reader) MatchWriter(now int64, guid wire.GUID, locators []wire.Locator,
 func (r *Reader) removeAt(i int) {
 	p := r.proxies[i]
 	for j := range p.frags {
-		r.reasm -= cap(p.frags[j].buf)
+		r.reasm -= cap(p.frags[j].buf) + 8*cap(p.frags[j].bits)
+	}
+	for j := range p.slots {
+		r.reasm -= cap(p.slots[j].payload) + cap(p.slots[j].qos)
 	}
 	if p.implicit {
 		r.nImpl--
@@ -319,6 +324,7 @@ type incoming struct {
 	sn      wire.SequenceNumber
 	payload []byte
 	qos     []byte
+	qosBE   bool
 	null    bool
 	key     bool
 	hasTS   bool
@@ -342,14 +348,10 @@ func (r *Reader) handleData(now int64, rs *wire.ReceiverState, d *wire.Data) {
 		sn:      d.WriterSN,
 		payload: d.SerializedPayload,
 		qos:     d.InlineQos.Data,
+		qosBE:   d.InlineQos.BigEndian,
 		null:    d.SerializedPayload == nil,
 		key:     d.Key,
 		hasTS:   rs.HaveTimestamp,
-	}
-	if d.InlineQos.BigEndian {
-		// keep the byte order information: re-wrap on delivery is not
-		// possible for buffered samples, so accept only LE lists
-		in.qos = nil
 	}
 	if in.hasTS {
 		in.ts = rs.Timestamp.Nanos()
@@ -435,10 +437,23 @@ func (r *Reader) store(p *writerProxy, in *incoming) {
 		}
 		r.clearSlot(p, s) // stale entry (cannot normally happen)
 	}
+	if len(in.qos) > maxInlineQos {
+		in.qos = nil // not kept out of order; nothing ROS needs is that large
+	}
+	if grow := len(in.payload) + len(in.qos) - cap(s.payload) - cap(s.qos); grow > 0 && r.reasm+grow > r.cfg.MaxReassemblyBytes {
+		r.trimIdle()
+		if r.reasm+grow > r.cfg.MaxReassemblyBytes {
+			r.st.OutOfWindow++
+			return
+		}
+	}
+	before := cap(s.payload) + cap(s.qos)
 	s.state = slotData
 	s.sn = in.sn
 	s.payload = append(s.payload[:0], in.payload...)
 	s.qos = append(s.qos[:0], in.qos...)
+	r.reasm += cap(s.payload) + cap(s.qos) - before
+	s.qosBE = in.qosBE
 	s.null, s.key, s.hasTS, s.ts = in.null, in.key, in.hasTS, in.ts
 	p.nbuf++
 }
@@ -448,7 +463,13 @@ func (r *Reader) clearSlot(p *writerProxy, s *slot) {
 		p.nbuf--
 	}
 	s.state = slotEmpty
+	r.trimSlot(s)
+}
+
+// trimSlot frees a large slot buffer instead of keeping it for reuse.
+func (r *Reader) trimSlot(s *slot) {
 	if cap(s.payload) > maxKeptBuffer {
+		r.reasm -= cap(s.payload)
 		s.payload = nil
 	}
 }
@@ -457,7 +478,7 @@ func (r *Reader) deliverIn(p *writerProxy, in *incoming) {
 	r.smp = Sample{
 		Writer:             p.guid,
 		SN:                 in.sn,
-		InlineQos:          wire.ParameterList{Data: in.qos},
+		InlineQos:          wire.ParameterList{Data: in.qos, BigEndian: in.qosBE},
 		Key:                in.key,
 		HasSourceTimestamp: in.hasTS,
 		SourceTimestamp:    in.ts,
@@ -470,7 +491,7 @@ func (r *Reader) deliverIn(p *writerProxy, in *incoming) {
 }
 
 func (r *Reader) deliverSlot(p *writerProxy, s *slot) {
-	in := incoming{sn: s.sn, payload: s.payload, qos: s.qos, null: s.null, key: s.key, hasTS: s.hasTS, ts: s.ts}
+	in := incoming{sn: s.sn, payload: s.payload, qos: s.qos, qosBE: s.qosBE, null: s.null, key: s.key, hasTS: s.hasTS, ts: s.ts}
 	r.deliverIn(p, &in)
 }
 
@@ -491,9 +512,7 @@ func (r *Reader) deliverChain(p *writerProxy) {
 		} else {
 			s.state = slotEmpty
 		}
-		if cap(s.payload) > maxKeptBuffer {
-			s.payload = nil
-		}
+		r.trimSlot(s)
 	}
 	r.dropFragsBelow(p, p.next)
 }
@@ -603,6 +622,11 @@ func (r *Reader) handleHeartbeatFrag(now int64, g wire.GUID, hf *wire.HeartbeatF
 		return
 	}
 	p.haveHBFCount, p.hbfCount = true, hf.Count
+	if !p.synced {
+		return
+	}
+	// the writer has written hf.WriterSN: it is no later than its lastSN
+	p.hbLast = max(p.hbLast, hf.WriterSN)
 	for i := range p.frags {
 		if e := &p.frags[i]; e.inUse && e.sn == hf.WriterSN {
 			if p.ackAt == Never {
@@ -732,8 +756,9 @@ func (r *Reader) handleDataFrag(now int64, rs *wire.ReceiverState, d *wire.DataF
 		return
 	}
 	copy(e.buf[off:], d.Fragments)
-	if len(e.qos) == 0 && !d.InlineQos.Empty() && !d.InlineQos.BigEndian {
+	if len(e.qos) == 0 && !d.InlineQos.Empty() && len(d.InlineQos.Data) <= maxInlineQos {
 		e.qos = append(e.qos[:0], d.InlineQos.Data...)
+		e.qosBE = d.InlineQos.BigEndian
 	}
 	if !e.hasTS && rs.HaveTimestamp {
 		e.hasTS, e.ts = true, rs.Timestamp.Nanos()
@@ -744,7 +769,7 @@ func (r *Reader) handleDataFrag(now int64, rs *wire.ReceiverState, d *wire.DataF
 	if e.received < e.numFrags {
 		return
 	}
-	in := incoming{sn: sn, payload: e.buf[:e.sampleSize], qos: e.qos, key: e.key, hasTS: e.hasTS, ts: e.ts}
+	in := incoming{sn: sn, payload: e.buf[:e.sampleSize], qos: e.qos, qosBE: e.qosBE, key: e.key, hasTS: e.hasTS, ts: e.ts}
 	e.inUse = false // the buffer stays valid until the next fragment
 	r.accept(now, p, &in)
 	r.releaseFrag(e)
@@ -786,22 +811,25 @@ func (r *Reader) fragEntryFor(p *writerProxy, sn wire.SequenceNumber, d *wire.Da
 	}
 	e := &p.frags[free]
 	size := int(d.SampleSize)
-	if cap(e.buf) < size {
-		if r.reasm-cap(e.buf)+size > r.cfg.MaxReassemblyBytes {
-			// try to give back idle buffers first
-			r.trimIdle()
-			if r.reasm-cap(e.buf)+size > r.cfg.MaxReassemblyBytes {
-				r.st.FragmentsDropped++
-				return nil
-			}
+	nf := (d.SampleSize + uint32(d.FragmentSize) - 1) / uint32(d.FragmentSize)
+	words := int((nf + 63) / 64)
+	need := max(size-cap(e.buf), 0) + 8*max(words-cap(e.bits), 0)
+	if need > 0 && r.reasm+need > r.cfg.MaxReassemblyBytes {
+		// try to give back idle buffers first
+		r.trimIdle()
+		need = max(size-cap(e.buf), 0) + 8*max(words-cap(e.bits), 0)
+		if r.reasm+need > r.cfg.MaxReassemblyBytes {
+			r.st.FragmentsDropped++
+			return nil
 		}
+	}
+	if cap(e.buf) < size {
 		r.reasm -= cap(e.buf)
 		e.buf = make([]byte, size)
 		r.reasm += size
 	}
-	nf := (d.SampleSize + uint32(d.FragmentSize) - 1) / uint32(d.FragmentSize)
-	words := int((nf + 63) / 64)
 	if cap(e.bits) < words {
+		r.reasm += 8 * (words - cap(e.bits))
 		e.bits = make([]uint64, words)
 	} else {
 		e.bits = e.bits[:words]
@@ -824,9 +852,9 @@ func (r *Reader) fragEntryFor(p *writerProxy, sn wire.SequenceNumber, d *wire.Da
 func (r *Reader) trimIdle() {
 	for _, p := range r.proxies {
 		for i := range p.frags {
-			if e := &p.frags[i]; !e.inUse && e.buf != nil {
-				r.reasm -= cap(e.buf)
-				e.buf = nil
+			if e := &p.frags[i]; !e.inUse && (e.buf != nil || e.bits != nil) {
+				r.reasm -= cap(e.buf) + 8*cap(e.bits)
+				e.buf, e.bits = nil, nil
 			}
 		}
 	}
@@ -835,8 +863,8 @@ func (r *Reader) trimIdle() {
 func (r *Reader) releaseFrag(e *fragEntry) {
 	e.inUse = false
 	if cap(e.buf) > maxKeptBuffer {
-		r.reasm -= cap(e.buf)
-		e.buf = nil
+		r.reasm -= cap(e.buf) + 8*cap(e.bits)
+		e.buf, e.bits = nil, nil
 	}
 }
 
@@ -902,6 +930,10 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 			}
 			fset := wire.FragmentNumberSet{}
 			for f := uint32(1); f <= e.numFrags; f++ {
+				if (f-1)%64 == 0 && e.bits[(f-1)/64] == ^uint64(0) {
+					f += 63
+					continue
+				}
 				if e.has(f) {
 					continue
 				}

@@ -284,3 +284,98 @@ func forEach(msg []byte, f func(rs *wire.ReceiverState, sm *wire.Submessage)) {
 		f(&rd.State, sm)
 	}
 }
+
+// A writer that sends no HEARTBEAT (Fast DDS's first one can take a while)
+// still gets its data delivered after InitialSyncTimeout, in order.
+func TestInitialSyncWithoutHeartbeat(t *testing.T) {
+	var got []wire.SequenceNumber
+	var acks int
+	r, _ := NewReader(ReaderConfig{GUID: guidR, InitialSyncTimeout: 50e6}, OutputFunc(func(to []wire.Locator, msg []byte) {
+		forEach(msg, func(rs *wire.ReceiverState, sm *wire.Submessage) {
+			if sm.ID == wire.SubmsgAckNack {
+				acks++
+				if sm.AckNack.ReaderSNState.Base < 1 {
+					t.Errorf("ACKNACK base %d", sm.AckNack.ReaderSNState.Base)
+				}
+			}
+		})
+	}), func(s Sample) { got = append(got, s.SN) })
+	r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
+	if acks != 1 {
+		t.Fatalf("no preemptive ACKNACK on match (%d)", acks)
+	}
+	src := wire.ReceiverState{SourcePrefix: prefixW}
+	for _, sn := range []wire.SequenceNumber{12, 11, 13, 15} {
+		sm := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn, SerializedPayload: []byte{0, 1, 0, 0}}}
+		r.HandleSubmessage(1e6, &src, &sm)
+	}
+	if len(got) != 0 {
+		t.Fatalf("delivered %v before sync", got)
+	}
+	if d := r.NextDeadline(); d > 51e6 {
+		t.Fatalf("next deadline %d", d)
+	}
+	r.Tick(51e6)
+	if len(got) != 3 || got[0] != 11 || got[2] != 13 {
+		t.Fatalf("after sync: %v", got)
+	}
+	// a HEARTBEAT then fills 14 by repair or declares it lost
+	hb := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 15, LastSN: 15, Count: 1}}
+	r.HandleSubmessage(60e6, &src, &hb)
+	if len(got) != 4 || got[3] != 15 || r.Stats().Lost != 1 {
+		t.Fatalf("after HEARTBEAT: %v %+v", got, r.Stats())
+	}
+}
+
+func TestUnmatchFreesMemory(t *testing.T) {
+	r, _ := NewReader(ReaderConfig{GUID: guidR}, OutputFunc(func([]wire.Locator, []byte) {}), func(Sample) {})
+	r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
+	src := wire.ReceiverState{SourcePrefix: prefixW}
+	hb := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 1, LastSN: 10, Count: 1}}
+	r.HandleSubmessage(0, &src, &hb)
+	for sn := wire.SequenceNumber(2); sn <= 10; sn++ {
+		sm := wire.Submessage{ID: wire.SubmsgDataFrag, DataFrag: wire.DataFrag{WriterID: guidW.Entity, WriterSN: sn,
+			FragmentStartingNum: 1, FragmentsInSubmessage: 1, FragmentSize: 1000, SampleSize: 100000, Fragments: make([]byte, 1000)}}
+		r.HandleSubmessage(0, &src, &sm)
+		d := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn + 100, SerializedPayload: make([]byte, 5000)}}
+		r.HandleSubmessage(0, &src, &d)
+	}
+	s := r.Stats()
+	if s.ReassemblyBytes == 0 || s.BufferedSamples != 9 || s.ReassemblyBytes > DefaultMaxFragmentedSamples*100000+9*5000+4096 {
+		t.Fatalf("%+v", s)
+	}
+	r.UnmatchWriter(guidW)
+	if s := r.Stats(); s.ReassemblyBytes != 0 || s.BufferedSamples != 0 || s.MatchedWriters != 0 {
+		t.Fatalf("after unmatch %+v", s)
+	}
+}
+
+// HEARTBEAT_FRAG makes a reliable reader ask for the missing fragments of
+// a sample in progress.
+func TestHeartbeatFragTriggersNackFrag(t *testing.T) {
+	var nf []wire.NackFrag
+	r, _ := NewReader(ReaderConfig{GUID: guidR, AckDelay: -1}, OutputFunc(func(to []wire.Locator, msg []byte) {
+		forEach(msg, func(rs *wire.ReceiverState, sm *wire.Submessage) {
+			if sm.ID == wire.SubmsgNackFrag {
+				nf = append(nf, sm.NackFrag)
+			}
+		})
+	}), func(Sample) {})
+	r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
+	src := wire.ReceiverState{SourcePrefix: prefixW}
+	hb := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 1, LastSN: 0, Count: 1, Final: true}}
+	r.HandleSubmessage(0, &src, &hb)
+	df := wire.Submessage{ID: wire.SubmsgDataFrag, DataFrag: wire.DataFrag{WriterID: guidW.Entity, WriterSN: 1,
+		FragmentStartingNum: 2, FragmentsInSubmessage: 1, FragmentSize: 100, SampleSize: 450, Fragments: make([]byte, 100)}}
+	r.HandleSubmessage(0, &src, &df)
+	hbf := wire.Submessage{ID: wire.SubmsgHeartbeatFrag, HeartbeatFrag: wire.HeartbeatFrag{WriterID: guidW.Entity, WriterSN: 1, LastFragmentNum: 5, Count: 1}}
+	r.HandleSubmessage(1, &src, &hbf)
+	if len(nf) == 0 {
+		t.Fatal("no NACK_FRAG")
+	}
+	var m []uint32
+	m = nf[len(nf)-1].FragmentNumberState.AppendMembers(m)
+	if len(m) != 4 || m[0] != 1 || m[1] != 3 || m[3] != 5 {
+		t.Fatalf("NACK_FRAG asks for %v, want [1 3 4 5]", m)
+	}
+}
