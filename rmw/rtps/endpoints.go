@@ -249,13 +249,18 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 		return
 	}
 	delete(p.refused, g)
-	reliable := e.Data.Reliability.Kind == wire.ReliabilityReliable && p.qos.Reliability == rmw.Reliable
-	tl := e.Data.Durability >= wire.DurabilityTransientLocal
-	p.w.MatchReader(now, g, e.Locators, reliable, tl)
+	t.matchReaderLocked(now, p, e)
 	if !p.remote[g] {
 		p.remote[g] = true
 		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
 	}
+}
+
+// matchReaderLocked adds or updates the reader proxy of e in p's writer.
+func (t *Transport) matchReaderLocked(now int64, p *Publisher, e *discovery.Endpoint) {
+	reliable := e.Data.Reliability.Kind == wire.ReliabilityReliable && p.qos.Reliability == rmw.Reliable
+	tl := e.Data.Durability >= wire.DurabilityTransientLocal
+	p.w.MatchReader(now, e.GUID(), e.Locators, reliable, tl)
 }
 
 // pairRemoteWriter (re)evaluates a local subscription against a remote
@@ -353,6 +358,7 @@ func (l *listener) EndpointLost(e *discovery.Endpoint) {
 		return
 	}
 	delete(t.remR, g)
+	t.acks.ForgetReader(g)
 	for _, p := range t.pubs {
 		if p.remote[g] {
 			delete(p.remote, g)

@@ -114,6 +114,7 @@ type Transport struct {
 	entitySeq  uint32
 	events     []pendingEvent
 	st         Stats
+	acks       discovery.AckCounts
 	graph      *Publisher
 	graphDirty bool
 
@@ -419,6 +420,13 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 			wid, rid = sm.Gap.WriterID, sm.Gap.ReaderID
 		case wire.SubmsgAckNack:
 			if p := t.pubs[sm.AckNack.WriterID]; p != nil {
+				rg := r.State.SourceGUID(sm.AckNack.ReaderID)
+				if t.acks.Restarted(p.guid.Entity, rg, sm.AckNack.Count) && p.remote[rg] {
+					if e := t.remR[rg]; e != nil {
+						p.w.UnmatchReader(rg)
+						t.matchReaderLocked(now, p, e)
+					}
+				}
 				p.w.HandleSubmessage(now, &r.State, sm)
 			}
 			continue

@@ -187,6 +187,10 @@ type Discovery struct {
 
 	local map[wire.GUID]bool // local endpoints announced (true: writer)
 
+	// acks holds the last ACKNACK count of each remote SEDP reader, to
+	// spot a reader that restarted its counts (see AckCounts).
+	acks AckCounts
+
 	st     Stats
 	closed bool
 }
@@ -468,10 +472,21 @@ func (d *Discovery) toReader(now int64, rs *wire.ReceiverState, sm *wire.Submess
 
 func (d *Discovery) toWriter(now int64, rs *wire.ReceiverState, sm *wire.Submessage, w wire.EntityID) bool {
 	switch w {
-	case wire.EntityIDSEDPPublicationsWriter:
-		d.pubW.HandleSubmessage(now, rs, sm)
-	case wire.EntityIDSEDPSubscriptionsWriter:
-		d.subW.HandleSubmessage(now, rs, sm)
+	case wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPSubscriptionsWriter:
+		wr := d.pubW
+		if w == wire.EntityIDSEDPSubscriptionsWriter {
+			wr = d.subW
+		}
+		if sm.ID == wire.SubmsgAckNack {
+			rg := rs.SourceGUID(sm.AckNack.ReaderID)
+			if d.acks.Restarted(w, rg, sm.AckNack.Count) {
+				if p := d.parts[rg.Prefix]; p != nil {
+					wr.UnmatchReader(rg)
+					wr.MatchReader(now, rg, p.MetaLocators(), true, true)
+				}
+			}
+		}
+		wr.HandleSubmessage(now, rs, sm)
 	default:
 		// ACKNACKs to built-in writers we do not have (TypeLookup,
 		// participant message) are ignored.
@@ -592,6 +607,7 @@ func (d *Discovery) removeParticipant(p *Participant, expired bool) {
 	d.pubR.UnmatchWriter(g(wire.EntityIDSEDPPublicationsWriter))
 	d.subR.UnmatchWriter(g(wire.EntityIDSEDPSubscriptionsWriter))
 	delete(d.parts, pre)
+	d.acks.Forget(pre)
 	for _, e := range sortedEndpoints(p.endpoints) {
 		delete(p.endpoints, e.GUID())
 		d.st.EndpointsLost++
@@ -769,4 +785,50 @@ func (d *Discovery) Close() {
 		d.cfg.Output.Send(targets, d.buf)
 	}
 	d.closed = true
+}
+
+// AckCounts remembers the last ACKNACK count each remote reader sent to
+// each local writer. A count lower than the last one means the reader
+// started counting afresh: its participant expired our participant (or
+// was restarted with the same GUID) and matched our writer again, while
+// we kept the old reader proxy, whose count check would ignore it
+// forever. The caller then re-creates the proxy (Unmatch + Match). An
+// equal count (a duplicate datagram) is not a restart.
+type AckCounts struct {
+	m map[ackKey]wire.Count
+}
+
+type ackKey struct {
+	writer wire.EntityID
+	reader wire.GUID
+}
+
+// Restarted records count and reports whether it is lower than the last
+// count seen for (writer, reader).
+func (a *AckCounts) Restarted(writer wire.EntityID, reader wire.GUID, count wire.Count) bool {
+	if a.m == nil {
+		a.m = map[ackKey]wire.Count{}
+	}
+	k := ackKey{writer, reader}
+	last, ok := a.m[k]
+	a.m[k] = count
+	return ok && count < last
+}
+
+// Forget drops what is known about the readers of a participant.
+func (a *AckCounts) Forget(prefix wire.GuidPrefix) {
+	for k := range a.m {
+		if k.reader.Prefix == prefix {
+			delete(a.m, k)
+		}
+	}
+}
+
+// ForgetReader drops what is known about one reader.
+func (a *AckCounts) ForgetReader(reader wire.GUID) {
+	for k := range a.m {
+		if k.reader == reader {
+			delete(a.m, k)
+		}
+	}
 }
