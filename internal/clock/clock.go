@@ -97,9 +97,13 @@ type Waiter struct {
 	C chan struct{}
 }
 
-// NewWaiter returns a waiter with no deadline and a one-slot channel.
-func NewWaiter() *Waiter {
-	w := &Waiter{C: make(chan struct{}, 1)}
+// NewWaiter returns a waiter with no deadline that signals on c (a
+// one-slot channel that several waiters may share); nil makes a new one.
+func NewWaiter(c chan struct{}) *Waiter {
+	if c == nil {
+		c = make(chan struct{}, 1)
+	}
+	w := &Waiter{C: c}
 	w.Deadline.Store(1<<63 - 1)
 	return w
 }
