@@ -1,0 +1,174 @@
+package clock
+
+import (
+	"sync"
+	"testing"
+)
+
+type fixed struct{ ns int64 }
+
+func (f *fixed) Now() int64 { return f.ns }
+
+func TestInstallClassification(t *testing.T) {
+	sys := &fixed{ns: 1_700_000_000_000_000_000}
+	o := NewOverride(sys)
+	var seen []Change
+	o.AddListener(func(ch Change, before, after int64) { seen = append(seen, ch) })
+	steps := []struct {
+		op      string
+		v       int64
+		want    Change
+		now     int64
+		active  bool
+		started bool
+	}{
+		{"install", 5, Ignored, sys.ns, false, false}, // no source attached
+		{"attach", 0, 0, sys.ns, true, false},
+		{"install", 100, Switch, 100, true, true}, // first sample replaces system time
+		{"install", 100, NoChange, 100, true, true},
+		{"install", 150, Forward, 150, true, true},
+		{"install", 90, Backward, 90, true, true},
+		{"install", -5, Backward, -5, true, true}, // negative sim times are times too
+		{"detach", 0, 0, -5, true, true},          // last value kept
+		{"install", 500, Ignored, -5, true, true}, // nobody attached: not installed
+		{"clear", 0, 0, sys.ns, false, false},
+		{"attach", 0, 0, sys.ns, true, false},
+		{"install", 7, Switch, 7, true, true},
+		{"clear", 0, 0, sys.ns, true, false}, // source still attached
+		{"install", 8, Switch, 8, true, true},
+		{"detach", 0, 0, 8, true, true},
+	}
+	for i, s := range steps {
+		var got Change
+		switch s.op {
+		case "install":
+			got = o.Install(s.v)
+			if got != s.want {
+				t.Fatalf("step %d: install %d = %v, want %v", i, s.v, got, s.want)
+			}
+		case "attach":
+			o.Attach()
+		case "detach":
+			o.Detach()
+		case "clear":
+			o.Clear()
+		}
+		if o.Now() != s.now || o.Active() != s.active || o.Started() != s.started {
+			t.Fatalf("step %d (%s): now=%d active=%v started=%v; want %d %v %v", i, s.op, o.Now(), o.Active(), o.Started(), s.now, s.active, s.started)
+		}
+	}
+	if len(seen) != 8 { // switch, forward, backward, backward, clear, switch, clear, switch
+		t.Fatalf("listener saw %v", seen)
+	}
+	// A detach with no source attached is harmless, and a source that never
+	// delivered leaves the override inactive.
+	o2 := NewOverride(sys)
+	o2.Detach()
+	o2.Attach()
+	o2.Detach()
+	if o2.Active() || o2.Sources() != 0 {
+		t.Fatal("a source with no sample must leave the override inactive")
+	}
+}
+
+func TestRestartEpochs(t *testing.T) {
+	o := NewOverride(&fixed{ns: 1e18})
+	o.Attach()
+	r0 := o.LastRestart()
+	o.Install(10)
+	r1 := o.LastRestart()
+	o.Install(20) // forward: no restart
+	if o.LastRestart() != r1 || r1.Epoch != r0.Epoch+1 || r1.At != 10 {
+		t.Fatalf("restarts %+v %+v", r0, r1)
+	}
+	o.Install(15)
+	if r := o.LastRestart(); r.Epoch != r1.Epoch+1 || r.At != 15 {
+		t.Fatalf("backward restart %+v", r)
+	}
+	o.Clear()
+	if r := o.LastRestart(); r.At != 1e18 {
+		t.Fatalf("clear restarts at system time, got %+v", r)
+	}
+}
+
+func TestWaitersWakeOnDeadlineOrRestart(t *testing.T) {
+	o := NewOverride(&fixed{ns: 1e18})
+	o.Attach()
+	o.Install(100)
+	w := NewWaiter(nil)
+	o.AddWaiter(w)
+	w.Deadline.Store(200)
+	pending := func() bool {
+		select {
+		case <-w.C:
+			return true
+		default:
+			return false
+		}
+	}
+	o.Install(150)
+	o.Install(150)
+	if pending() {
+		t.Fatal("woken before the deadline")
+	}
+	o.Install(200)
+	if !pending() {
+		t.Fatal("not woken at the deadline")
+	}
+	o.Install(120) // backward: every waiter, whatever its deadline
+	if !pending() {
+		t.Fatal("not woken by a backward jump")
+	}
+	o.RemoveWaiter(w)
+	o.Install(1000)
+	if pending() {
+		t.Fatal("removed waiter woken")
+	}
+}
+
+func TestConcurrentReadersAndWriters(t *testing.T) {
+	o := NewOverride(nil)
+	o.Attach()
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := int64(0); i < 2000; i++ {
+				o.Install(i)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				_ = o.Now()
+				_ = o.Started()
+				_ = o.LastRestart()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func BenchmarkNowSimulated(b *testing.B) {
+	o := NewOverride(nil)
+	o.Attach()
+	o.Install(42)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = o.Now()
+	}
+}
+
+func BenchmarkInstall(b *testing.B) {
+	o := NewOverride(nil)
+	o.Attach()
+	w := NewWaiter(nil)
+	o.AddWaiter(w)
+	v := int64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		v++
+		o.Install(v)
+	}
+}
