@@ -105,6 +105,12 @@ type WriterConfig struct {
 	// KeepAll selects KEEP_ALL history bounded by MaxSamples; otherwise
 	// KEEP_LAST Depth.
 	KeepAll bool
+	// Keyed makes KEEP_LAST Depth apply per instance (Change.Instance, as
+	// for the SEDP and ros_discovery_info writers): writing an instance
+	// drops its oldest sample beyond Depth from the history, and a reader
+	// asking for it gets a GAP. The history then holds up to MaxSamples
+	// samples in total (the oldest is dropped when full).
+	Keyed bool
 	// Depth is the KEEP_LAST depth (>= 1; zero means 1).
 	Depth int
 	// MaxSamples bounds a KEEP_ALL history.
@@ -172,6 +178,10 @@ type Change struct {
 	// Key marks Payload as a serialized key (DATA K flag), as for
 	// dispose/unregister.
 	Key bool
+	// HasInstance and Instance name the instance (e.g. the key hash) for
+	// a Keyed writer; ignored otherwise.
+	HasInstance bool
+	Instance    [16]byte
 }
 
 // Sample is one delivered sample. Payload and InlineQos alias the

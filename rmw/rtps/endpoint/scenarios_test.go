@@ -379,3 +379,49 @@ func TestHeartbeatFragTriggersNackFrag(t *testing.T) {
 		t.Fatalf("NACK_FRAG asks for %v, want [1 3 4 5]", m)
 	}
 }
+
+// A keyed KEEP_LAST 1 writer (SEDP-style) keeps the latest sample of each
+// instance; a late joiner gets those and GAPs for the replaced ones.
+func TestKeyedHistoryLateJoiner(t *testing.T) {
+	for i, tc := range []struct {
+		keys string
+		want []int
+		gaps bool
+	}{
+		{"ABACADB", []int{4, 5, 6, 7}, false}, // C, A, D, B
+		{"ABACA", []int{2, 4, 5}, true},       // B, C, A; GAP for 3
+	} {
+		n := newNet(t, 81+uint64(i), 0.3, 0.1, 3e6)
+		wc := WriterConfig{Reliable: true, TransientLocal: true, Keyed: true, Depth: 1, MaxSamples: 100}
+		p := newPair(t, n, wc, ReaderConfig{}, 0)
+		for _, k := range []byte(tc.keys) {
+			c := Change{Payload: []byte{0, 1, 0, 0, k}, HasInstance: true, Instance: [16]byte{15: k}}
+			if _, err := p.w.WriteChange(n.now, &c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s := p.w.Stats(); s.HistorySize != len(tc.want) {
+			t.Fatalf("%s: history %d, want %d", tc.keys, s.HistorySize, len(tc.want))
+		}
+		p.match(true, true)
+		n.run(n.now + 10e9)
+		got := p.col.sns
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: delivered %v, want %v", tc.keys, got, tc.want)
+		}
+		for i := range tc.want {
+			if int(got[i]) != tc.want[i] {
+				t.Fatalf("%s: delivered %v, want %v", tc.keys, got, tc.want)
+			}
+		}
+		if tc.gaps && (p.w.Stats().Gaps == 0 || p.r.Stats().GapSNs == 0) {
+			t.Errorf("%s: no GAP for the replaced sample: %+v", tc.keys, p.w.Stats())
+		}
+		// an unkeyed change of a keyed writer is just kept
+		c := Change{Payload: []byte{0, 1, 0, 0}}
+		p.w.WriteChange(n.now, &c)
+		if s := p.w.Stats(); s.HistorySize != len(tc.want)+1 {
+			t.Fatalf("history %d", s.HistorySize)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package endpoint
 
 import (
+	"slices"
+
 	"github.com/nros-go/nros/rmw/rtps/wire"
 )
 
@@ -28,39 +30,73 @@ type change struct {
 	qos     []byte
 	key     bool
 	null    bool // neither D nor K
+	hasInst bool
+	inst    [16]byte
 }
 
-// history is a ring of contiguous sequence numbers [first, first+n).
+// history is a ring of changes in increasing SN order. It has no holes
+// unless a keyed writer replaced samples of an instance.
 type history struct {
 	slots []change
 	head  int
 	n     int
-	first wire.SequenceNumber
 	bytes int
 }
 
-func (h *history) get(sn wire.SequenceNumber) *change {
-	if sn < h.first || sn >= h.first+wire.SequenceNumber(h.n) {
-		return nil
+func (h *history) at(i int) *change { return &h.slots[(h.head+i)%len(h.slots)] }
+
+// first returns the oldest SN held, or def if the history is empty.
+func (h *history) first(def wire.SequenceNumber) wire.SequenceNumber {
+	if h.n == 0 {
+		return def
 	}
-	i := (h.head + int(sn-h.first)) % len(h.slots)
-	return &h.slots[i]
+	return h.at(0).sn
 }
 
-func (h *history) dropOldest() {
-	c := &h.slots[h.head]
+func (h *history) get(sn wire.SequenceNumber) *change {
+	lo, hi := 0, h.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if h.at(m).sn < sn {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < h.n && h.at(lo).sn == sn {
+		return h.at(lo)
+	}
+	return nil
+}
+
+func (h *history) release(c *change) {
 	h.bytes -= len(c.payload) + len(c.qos)
 	c.payload = c.payload[:0]
 	c.qos = c.qos[:0]
+	c.hasInst = false
+}
+
+func (h *history) dropOldest() {
+	h.release(h.at(0))
 	h.head = (h.head + 1) % len(h.slots)
 	h.n--
-	h.first++
+}
+
+// remove drops entry i, keeping the order (buffers are kept for reuse).
+func (h *history) remove(i int) {
+	if i == 0 {
+		h.dropOldest()
+		return
+	}
+	h.release(h.at(i))
+	for j := i; j < h.n-1; j++ {
+		a, b := h.at(j), h.at(j+1)
+		*a, *b = *b, *a
+	}
+	h.n--
 }
 
 func (h *history) push(sn wire.SequenceNumber) *change {
-	if h.n == 0 {
-		h.first = sn
-	}
 	i := (h.head + h.n) % len(h.slots)
 	h.n++
 	c := &h.slots[i]
@@ -120,6 +156,7 @@ type Writer struct {
 
 	rd       wire.Reader
 	members  []wire.SequenceNumber
+	gaps     []wire.SequenceNumber
 	fmembers []uint32
 
 	st WriterStats
@@ -170,7 +207,7 @@ func NewWriter(cfg WriterConfig, out Output) (*Writer, error) {
 		return nil, err
 	}
 	capacity := cfg.Depth
-	if cfg.KeepAll {
+	if cfg.KeepAll || cfg.Keyed {
 		capacity = cfg.MaxSamples
 	}
 	w := &Writer{
@@ -179,7 +216,6 @@ func NewWriter(cfg WriterConfig, out Output) (*Writer, error) {
 		hdr: wire.Header{Version: cfg.Participant.Version, Vendor: cfg.Participant.Vendor, Prefix: cfg.GUID.Prefix},
 	}
 	w.hist.slots = make([]change, capacity)
-	w.hist.first = 1
 	w.buf = make([]byte, 0, cfg.MaxMessageSize)
 	return w, nil
 }
@@ -217,11 +253,7 @@ func (w *Writer) recomputeLocs() {
 
 // effFirst is the first SN available to p.
 func (w *Writer) effFirst(p *readerProxy) wire.SequenceNumber {
-	f := w.hist.first
-	if w.hist.n == 0 {
-		f = w.lastSN + 1
-	}
-	return max(f, p.low)
+	return max(w.hist.first(w.lastSN+1), p.low)
 }
 
 // MatchReader adds (or updates the locators of) a matched reader proxy.
@@ -309,13 +341,31 @@ func (w *Writer) WriteChange(now int64, c *Change) (wire.SequenceNumber, error) 
 		return 0, ErrTooLarge
 	}
 	h := &w.hist
+	if w.cfg.Keyed && !w.cfg.KeepAll && c.HasInstance {
+		// KEEP_LAST depth per instance: drop the oldest of this instance
+		cnt, oldest := 0, -1
+		for i := 0; i < h.n; i++ {
+			if e := h.at(i); e.hasInst && e.inst == c.Instance {
+				if oldest < 0 {
+					oldest = i
+				}
+				cnt++
+			}
+		}
+		if cnt >= w.cfg.Depth {
+			if h.at(oldest).sn >= w.minAcked() {
+				w.st.Overwritten++
+			}
+			h.remove(oldest)
+		}
+	}
 	if h.n == len(h.slots) {
 		if w.cfg.KeepAll {
-			if h.first >= w.minAcked() {
+			if h.at(0).sn >= w.minAcked() {
 				w.st.WouldBlock++
 				return 0, ErrWouldBlock
 			}
-		} else if h.first >= w.minAcked() {
+		} else if h.at(0).sn >= w.minAcked() {
 			w.st.Overwritten++
 		}
 		h.dropOldest()
@@ -328,6 +378,7 @@ func (w *Writer) WriteChange(now int64, c *Change) (wire.SequenceNumber, error) 
 	ch.qos = append(ch.qos[:0], c.InlineQos...)
 	ch.key = c.Key
 	ch.null = c.Payload == nil
+	ch.hasInst, ch.inst = c.HasInstance, c.Instance
 	h.bytes += len(ch.payload) + len(ch.qos)
 	w.st.Writes++
 
@@ -682,7 +733,7 @@ func (w *Writer) handleNackFrag(now int64, g wire.GUID, n *wire.NackFrag) {
 }
 
 // repair sends what p asked for: DATA/DATA_FRAG for what is in history,
-// one GAP for what is not, then a HEARTBEAT.
+// GAP for what is not, then a HEARTBEAT.
 func (w *Writer) repair(now int64, p *readerProxy) {
 	p.reqAt = Never
 	if len(p.locs) == 0 {
@@ -691,7 +742,7 @@ func (w *Writer) repair(now int64, p *readerProxy) {
 		return
 	}
 	first := w.effFirst(p)
-	gapStart := wire.SequenceNumber(0)
+	w.gaps = w.gaps[:0]
 	w.begin(p.locs, p.guid.Prefix)
 	w.members = p.req.AppendMembers(w.members[:0])
 	p.req = wire.SequenceNumberSet{}
@@ -699,27 +750,19 @@ func (w *Writer) repair(now int64, p *readerProxy) {
 		if sn < 1 || sn > w.lastSN {
 			continue
 		}
-		if sn < first {
-			if gapStart == 0 {
-				gapStart = sn
-			}
+		c := w.hist.get(sn)
+		if sn < first || c == nil {
+			w.gaps = append(w.gaps, sn)
 			continue
 		}
-		if c := w.hist.get(sn); c != nil {
-			w.appendChange(c, p.guid.Entity, 1, 0, false)
-			w.st.Resends++
-		}
+		w.appendChange(c, p.guid.Entity, 1, 0, false)
+		w.st.Resends++
 	}
 	for i := 0; i < p.nFrag; i++ {
 		fr := &p.fragReq[i]
-		if fr.sn < first {
-			if gapStart == 0 || fr.sn < gapStart {
-				gapStart = fr.sn
-			}
-			continue
-		}
 		c := w.hist.get(fr.sn)
-		if c == nil {
+		if fr.sn < first || c == nil {
+			w.gaps = append(w.gaps, fr.sn)
 			continue
 		}
 		if !w.fragmented(c) {
@@ -746,23 +789,48 @@ func (w *Writer) repair(now int64, p *readerProxy) {
 		}
 	}
 	p.nFrag = 0
-	if gapStart != 0 {
-		w.ensure(sizeGap)
-		if err := w.b.Gap(&wire.Gap{
-			ReaderID: p.guid.Entity,
-			WriterID: w.cfg.GUID.Entity,
-			GapStart: gapStart,
-			GapList:  wire.SequenceNumberSet{Base: first},
-		}); err == nil {
-			w.st.Gaps++
-		}
-	}
+	w.appendGaps(p, first)
 	w.appendHeartbeat(p.guid.Entity, first, false)
 	w.flush()
 	p.lastHB = now
 	p.forceHB = false
 	p.nextHB = Never
 	w.scheduleHB(now, p)
+}
+
+// appendGaps encodes w.gaps (SNs p cannot have: below first, or replaced)
+// in as few GAP submessages as it can.
+func (w *Writer) appendGaps(p *readerProxy, first wire.SequenceNumber) {
+	slices.Sort(w.gaps)
+	w.gaps = slices.Compact(w.gaps)
+	g := w.gaps
+	for i := 0; i < len(g); {
+		start := g[i]
+		end := start + 1
+		if start < first {
+			end = first // everything below first is gone
+		}
+		for i < len(g) && g[i] < end {
+			i++
+		}
+		for i < len(g) && g[i] == end {
+			end++
+			i++
+		}
+		set := wire.SequenceNumberSet{Base: end}
+		for i < len(g) && set.Add(g[i]) {
+			i++
+		}
+		w.ensure(sizeGap)
+		if err := w.b.Gap(&wire.Gap{
+			ReaderID: p.guid.Entity,
+			WriterID: w.cfg.GUID.Entity,
+			GapStart: start,
+			GapList:  set,
+		}); err == nil {
+			w.st.Gaps++
+		}
+	}
 }
 
 // heartbeatDue sends p its periodic (or requested) HEARTBEAT.
