@@ -19,14 +19,17 @@ import (
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/rtps/udp"
 )
 
 // Interop tests run the reference peers built by
-// /work/shared/peers/build.sh. They run only inside a loopback-only network
-// namespace:
+// /work/shared/peers/build.sh. They run only inside a network namespace
+// whose only interface is lo:
 //
 //	NROS_PEERS=/tmp/nros-peers /work/shared/peers/netns go test -run Interop -v ./rmw/rtps
+//
+// (netns turns multicast on for lo; in a namespace where lo has no
+// MULTICAST flag only unicast discovery is possible, which finds Fast DDS
+// participants on 7410+2i but not Cyclone ones on ephemeral ports.)
 func peers(t *testing.T) string {
 	dir := os.Getenv("NROS_PEERS")
 	if dir == "" {
@@ -48,7 +51,7 @@ func loopbackOnly() bool {
 			return false
 		}
 	}
-	return udp.InterfaceHasMulticast("lo")
+	return true
 }
 
 type peerProc struct {
@@ -253,6 +256,9 @@ func testChatterTo(t *testing.T, subName string, size int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The peer's ros_discovery_info reader (reliable, transient-local)
+	// matches our graph writer.
+	waitUntil(t, "graph reader match", 10*time.Second, func() bool { return tr.graph.MatchedSubscriptions() >= 1 })
 	time.Sleep(300 * time.Millisecond)
 	for i := 1; i <= 20; i++ {
 		s := fmt.Sprintf("Hello World: %d", i)
