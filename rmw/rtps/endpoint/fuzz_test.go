@@ -158,10 +158,10 @@ func framed(msgs ...[]byte) []byte {
 func readerSeeds() [][]byte {
 	var msgs [][]byte
 	out := OutputFunc(func(to []wire.Locator, msg []byte) { msgs = append(msgs, append([]byte(nil), msg...)) })
-	w, _ := NewWriter(WriterConfig{GUID: guidW, Reliable: true, Depth: 2, FragmentSize: 100, MaxMessageSize: 1500}, out)
+	w, _ := NewWriter(WriterConfig{GUID: guidW, Reliable: true, Depth: 2, FragmentSize: 24, MaxMessageSize: 1500}, out)
 	w.MatchReader(0, guidR, []wire.Locator{locR}, true, false)
 	for i := range 6 {
-		w.Write(int64(i), payloadFor(wire.SequenceNumber(i+1), 40+90*i), 1_700_000_000_000_000_000)
+		w.Write(int64(i), payloadFor(wire.SequenceNumber(i+1), 12+14*i), 1_700_000_000_000_000_000)
 	}
 	// make it GAP SN 1..4 and resend 5, 6
 	ack := buildMsg(prefixR, func(b *wire.Builder) {
