@@ -1,0 +1,397 @@
+package discovery
+
+import (
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+func ed(writer bool, q rmw.QoS) wire.EndpointData {
+	e := wire.NewEndpointData(writer)
+	kind := wire.EntityKindReaderNoKey
+	if writer {
+		kind = wire.EntityKindWriterNoKey
+	}
+	e.EndpointGUID = wire.GUID{Entity: wire.NewEntityID(1, kind)}
+	e.TopicName, e.TypeName = "rt/t", "pkg::msg::dds_::T_"
+	SetQoS(&e, q, writer)
+	return e
+}
+
+func TestIncompatible(t *testing.T) {
+	rel := rmw.QoS{Reliability: rmw.Reliable}
+	be := rmw.QoS{Reliability: rmw.BestEffort}
+	tl := rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.TransientLocal}
+	dl := func(q rmw.QoS, d time.Duration) rmw.QoS { q.Deadline = d; return q }
+	lv := func(q rmw.QoS, k rmw.Liveliness, d time.Duration) rmw.QoS {
+		q.Liveliness, q.LivelinessLeaseDuration = k, d
+		return q
+	}
+	cases := []struct {
+		name string
+		w, r rmw.QoS
+		mod  func(w, r *wire.EndpointData)
+		want string
+	}{
+		{"defaults", rmw.QoS{}, rmw.QoS{}, nil, ""},
+		{"rel/be", rel, be, nil, ""},
+		{"be/rel", be, rel, nil, "RELIABILITY"},
+		{"tl/volatile", tl, rel, nil, ""},
+		{"volatile/tl", rel, tl, nil, "DURABILITY"},
+		{"deadline ok", dl(rel, time.Second), dl(rel, 2*time.Second), nil, ""},
+		{"deadline writer longer", dl(rel, 2*time.Second), dl(rel, time.Second), nil, "DEADLINE"},
+		{"deadline writer infinite", rel, dl(rel, time.Second), nil, "DEADLINE"},
+		{"liveliness kind", lv(rel, rmw.LivelinessAutomatic, 0), lv(rel, rmw.LivelinessManualByTopic, 0), nil, "LIVELINESS"},
+		{"liveliness lease", lv(rel, rmw.LivelinessAutomatic, 2*time.Second), lv(rel, rmw.LivelinessAutomatic, time.Second), nil, "LIVELINESS"},
+		{"type", rel, rel, func(w, r *wire.EndpointData) { r.TypeName = "x" }, PolicyType},
+		{"keyed reader", rel, rel, func(w, r *wire.EndpointData) {
+			r.EndpointGUID.Entity = wire.NewEntityID(1, wire.EntityKindReaderWithKey)
+		}, PolicyTopicKind},
+		{"ownership", rel, rel, func(w, r *wire.EndpointData) { r.Ownership = wire.OwnershipExclusive }, PolicyOwnership},
+		{"destination order", rel, rel, func(w, r *wire.EndpointData) { r.DestinationOrder = wire.DestinationOrderBySource }, PolicyDestinationOrder},
+		{"presentation", rel, rel, func(w, r *wire.EndpointData) { r.Presentation.AccessScope = wire.PresentationTopic }, PolicyPresentation},
+		{"partition", rel, rel, func(w, r *wire.EndpointData) { w.Partitions = []string{"a"} }, PolicyPartition},
+		{"partition common", rel, rel, func(w, r *wire.EndpointData) { w.Partitions = []string{"a", "b"}; r.Partitions = []string{"b"} }, ""},
+		{"xcdr2 writer", rel, rel, func(w, r *wire.EndpointData) { w.DataRepresentation = []int16{wire.DataRepresentationXCDR2} }, PolicyDataRep},
+		{"xcdr2 both", rel, rel, func(w, r *wire.EndpointData) {
+			w.DataRepresentation = []int16{wire.DataRepresentationXCDR2}
+			r.DataRepresentation = []int16{wire.DataRepresentationXCDR1, wire.DataRepresentationXCDR2}
+		}, ""},
+	}
+	for _, c := range cases {
+		w, r := ed(true, c.w), ed(false, c.r)
+		if c.mod != nil {
+			c.mod(&w, &r)
+		}
+		if got := Incompatible(&w, &r); got != c.want {
+			t.Errorf("%s: got %q want %q", c.name, got, c.want)
+		}
+		// The rmw rules agree on the policies they know.
+		if c.mod == nil {
+			if got := rmw.Incompatibility(c.w, c.r); got != c.want {
+				t.Errorf("%s: rmw says %q, wire %q", c.name, got, c.want)
+			}
+		}
+	}
+}
+
+func TestQoSRoundTrip(t *testing.T) {
+	qs := []rmw.QoS{
+		{Reliability: rmw.Reliable, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 10, Liveliness: rmw.LivelinessAutomatic},
+		{Reliability: rmw.BestEffort, Durability: rmw.TransientLocal, History: rmw.KeepAll, Liveliness: rmw.LivelinessAutomatic},
+		{Reliability: rmw.Reliable, Durability: rmw.TransientLocal, History: rmw.KeepLast, Depth: 1000, Deadline: time.Second,
+			Lifespan: 10 * time.Second, Liveliness: rmw.LivelinessManualByTopic, LivelinessLeaseDuration: 3 * time.Second},
+	}
+	for _, q := range qs {
+		e := ed(true, q)
+		// through the wire encoding and back
+		b, err := e.Encode(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d wire.EndpointData
+		if err := d.Decode(b, true); err != nil {
+			t.Fatal(err)
+		}
+		got := QoSOf(&d)
+		if got != q {
+			t.Errorf("round trip %+v -> %+v", q, got)
+		}
+	}
+	// ROS defaults fill in.
+	e := ed(false, rmw.QoS{})
+	if e.Reliability.Kind != wire.ReliabilityReliable || e.History.Depth != 1 || !e.Deadline.IsInfinite() {
+		t.Errorf("defaults %+v", e)
+	}
+}
+
+// recorder is a Listener and Output for tests.
+type recorder struct {
+	sent      [][]wire.Locator
+	msgs      [][]byte
+	found     []wire.GuidPrefix
+	lost      []wire.GuidPrefix
+	expired   []bool
+	endpoints []string
+	gone      []string
+}
+
+func (r *recorder) Send(to []wire.Locator, msg []byte) {
+	r.sent = append(r.sent, slices.Clone(to))
+	r.msgs = append(r.msgs, slices.Clone(msg))
+}
+func (r *recorder) ParticipantDiscovered(p *Participant) {
+	r.found = append(r.found, p.Data.GuidPrefix)
+}
+func (r *recorder) ParticipantLost(p *Participant, expired bool) {
+	r.lost = append(r.lost, p.Data.GuidPrefix)
+	r.expired = append(r.expired, expired)
+}
+func (r *recorder) EndpointDiscovered(e *Endpoint) {
+	r.endpoints = append(r.endpoints, e.Data.TopicName)
+}
+func (r *recorder) EndpointLost(e *Endpoint) { r.gone = append(r.gone, e.Data.TopicName) }
+
+var (
+	ourPrefix   = wire.GuidPrefix{0x01, 0xff, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	theirPrefix = wire.GuidPrefix{0x01, 0x10, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}
+	target      = wire.LoopbackUDPv4(7412)
+)
+
+func newTest(t *testing.T) (*Discovery, *recorder) {
+	rec := &recorder{}
+	d, err := New(Config{
+		Prefix: ourPrefix, Vendor: wire.VendorID{0x01, 0xff}, DomainID: 3,
+		MetaUnicast:    []wire.Locator{wire.LoopbackUDPv4(8160)},
+		DefaultUnicast: []wire.Locator{wire.LoopbackUDPv4(8161)},
+		Targets:        []wire.Locator{target},
+		UserData:       []byte("enclave=/;"),
+		LeaseDuration:  10 * time.Second,
+		AnnouncePeriod: 2 * time.Second,
+		Output:         rec, Listener: rec,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, rec
+}
+
+// spdpFrom builds a decoded SPDP DATA submessage of a remote participant.
+func spdpFrom(t *testing.T, pd wire.ParticipantData, sn wire.SequenceNumber) (*wire.ReceiverState, *wire.Submessage) {
+	payload, err := pd.Encode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b wire.Builder
+	b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: pd.VendorID, Prefix: pd.GuidPrefix})
+	b.Data(&wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn, SerializedPayload: payload})
+	var r wire.Reader
+	if err := r.Reset(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	sm, err := r.Next()
+	if err != nil || sm == nil {
+		t.Fatal(err)
+	}
+	return &r.State, sm
+}
+
+func remote() wire.ParticipantData {
+	return wire.ParticipantData{
+		ProtocolVersion: wire.ProtocolVersion21, VendorID: wire.VendorEclipse, GuidPrefix: theirPrefix,
+		BuiltinEndpoints:           BuiltinEndpoints,
+		LeaseDuration:              wire.Duration{Seconds: 5},
+		MetatrafficUnicastLocators: []wire.Locator{wire.LoopbackUDPv4(9000)},
+		DefaultUnicastLocators:     []wire.Locator{wire.LoopbackUDPv4(9001)},
+		HasDomainID:                true, DomainID: 3,
+	}
+}
+
+var src = netip.MustParseAddrPort("127.0.0.1:9000")
+
+func TestAnnouncements(t *testing.T) {
+	d, rec := newTest(t)
+	var times []int64
+	now := int64(0)
+	for now < int64(7*time.Second) {
+		n := len(rec.msgs)
+		next := d.Tick(now)
+		if len(rec.msgs) > n {
+			times = append(times, now)
+		}
+		now = max(next, now+1)
+	}
+	// 4 quick announcements 200 ms apart, then every 2 s.
+	want := []int64{0, 200e6, 400e6, 600e6, 2600e6, 4600e6, 6600e6}
+	if !slices.Equal(times, want) {
+		t.Fatalf("announced at %v", times)
+	}
+	if !slices.Equal(rec.sent[0], []wire.Locator{target}) {
+		t.Fatalf("sent to %v", rec.sent[0])
+	}
+	// The message is INFO_TS-less SPDP DATA with our participant data.
+	var r wire.Reader
+	if err := r.Reset(rec.msgs[0]); err != nil {
+		t.Fatal(err)
+	}
+	sm, _ := r.Next()
+	if sm == nil || sm.ID != wire.SubmsgData || sm.Data.WriterID != wire.EntityIDSPDPWriter {
+		t.Fatalf("not SPDP: %+v", sm)
+	}
+	var pd wire.ParticipantData
+	if err := pd.Decode(sm.Data.SerializedPayload); err != nil {
+		t.Fatal(err)
+	}
+	if pd.GuidPrefix != ourPrefix || pd.BuiltinEndpoints != 0x3f || string(pd.UserData) != "enclave=/;" ||
+		pd.LeaseDuration.Std() != 10*time.Second || !pd.HasDomainID || pd.DomainID != 3 || pd.DomainTag != "" ||
+		len(pd.MetatrafficUnicastLocators) != 1 || pd.MetatrafficUnicastLocators[0].Port != 8160 {
+		t.Fatalf("announced %+v", pd)
+	}
+	if _, ok := r.Header, true; r.Header.Vendor != (wire.VendorID{0x01, 0xff}) {
+		t.Fatal(ok)
+	}
+}
+
+func TestSPDPLifecycle(t *testing.T) {
+	d, rec := newTest(t)
+	d.Tick(0)
+	// Ignored: our own prefix, another domain, a domain tag.
+	own := remote()
+	own.GuidPrefix = ourPrefix
+	other := remote()
+	other.DomainID = 4
+	tagged := remote()
+	tagged.DomainTag = "x"
+	for _, pd := range []wire.ParticipantData{own, other, tagged} {
+		rs, sm := spdpFrom(t, pd, 1)
+		if !d.HandleSubmessage(0, rs, src, sm) {
+			t.Fatal("SPDP not claimed")
+		}
+	}
+	if len(rec.found) != 0 || d.Stats().SPDPIgnored != 3 {
+		t.Fatalf("found %v, ignored %d", rec.found, d.Stats().SPDPIgnored)
+	}
+	// Discovered: a unicast reply goes to its metatraffic locator.
+	n := len(rec.sent)
+	rs, sm := spdpFrom(t, remote(), 1)
+	d.HandleSubmessage(1e9, rs, src, sm)
+	if !slices.Equal(rec.found, []wire.GuidPrefix{theirPrefix}) {
+		t.Fatalf("found %v", rec.found)
+	}
+	replied := false
+	for _, to := range rec.sent[n:] {
+		if slices.Contains(to, wire.LoopbackUDPv4(9000)) {
+			replied = true
+		}
+	}
+	if !replied {
+		t.Fatal("no unicast reply")
+	}
+	// Same SN again (periodic resend) renews the lease, no new discovery.
+	d.HandleSubmessage(4e9, rs, src, sm)
+	if len(rec.found) != 1 {
+		t.Fatal("rediscovered on resend")
+	}
+	// Not expired at 8.9 s (lease 5 s from 4 s), expired at 9 s.
+	d.Tick(8.9e9)
+	if len(rec.lost) != 0 {
+		t.Fatal("expired early")
+	}
+	d.Renew(theirPrefix, 8.9e9) // any traffic renews
+	d.Tick(13.8e9)
+	if len(rec.lost) != 0 {
+		t.Fatal("Renew ignored")
+	}
+	d.Tick(13.9e9)
+	if len(rec.lost) != 1 || !rec.expired[0] {
+		t.Fatalf("lost %v expired %v", rec.lost, rec.expired)
+	}
+	// Comes back with the same prefix: discovered again.
+	d.HandleSubmessage(14e9, rs, src, sm)
+	if len(rec.found) != 2 {
+		t.Fatal("not rediscovered")
+	}
+	// Disposed.
+	var b wire.Builder
+	b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: theirPrefix})
+	q := wire.InlineQos{HasKeyHash: true, KeyHash: wire.GUID{Prefix: theirPrefix, Entity: wire.EntityIDParticipant}.Bytes(),
+		HasStatusInfo: true, StatusInfo: 3}
+	b.Data(&wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: 2, InlineQos: wire.ParameterList{Data: q.Append(nil)}})
+	var r wire.Reader
+	r.Reset(b.Bytes())
+	sm2, _ := r.Next()
+	d.HandleSubmessage(15e9, &r.State, src, sm2)
+	if len(rec.lost) != 2 || rec.expired[1] {
+		t.Fatalf("dispose: lost %v expired %v", rec.lost, rec.expired)
+	}
+	st := d.Stats()
+	if st.ParticipantsDiscovered != 2 || st.ParticipantsExpired != 1 || st.ParticipantsDisposed != 1 || st.Participants != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestMalformedSPDP(t *testing.T) {
+	d, rec := newTest(t)
+	bad := [][]byte{
+		nil,
+		{0, 1, 0, 0},              // CDR, not PL_CDR
+		{0, 3, 0, 0, 0x50, 0, 16}, // truncated parameter
+		{0, 3, 0, 0, 1, 0, 0, 0},  // sentinel only: no participant GUID
+	}
+	for _, p := range bad {
+		var b wire.Builder
+		b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: theirPrefix})
+		b.Data(&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 1, SerializedPayload: p})
+		var r wire.Reader
+		r.Reset(b.Bytes())
+		sm, err := r.Next()
+		if err != nil || sm == nil {
+			continue
+		}
+		d.HandleSubmessage(0, &r.State, src, sm)
+	}
+	if len(rec.found) != 0 {
+		t.Fatal("malformed SPDP discovered something")
+	}
+	if d.Stats().SPDPMalformed < 3 {
+		t.Fatalf("malformed count %d", d.Stats().SPDPMalformed)
+	}
+}
+
+func TestAckCounts(t *testing.T) {
+	var a AckCounts
+	w := wire.EntityIDSEDPPublicationsWriter
+	r := wire.GUID{Prefix: theirPrefix, Entity: wire.EntityIDSEDPPublicationsReader}
+	steps := []struct {
+		c    wire.Count
+		want bool
+	}{{1, false}, {2, false}, {2, false}, {5, false}, {1, true}, {2, false}}
+	for i, s := range steps {
+		if got := a.Restarted(w, r, s.c); got != s.want {
+			t.Errorf("step %d: count %d restarted=%v", i, s.c, got)
+		}
+	}
+	a.Forget(theirPrefix)
+	if a.Restarted(w, r, 0) {
+		t.Error("forgotten reader restarted")
+	}
+}
+
+// FuzzSPDPPayload feeds arbitrary SPDP payloads: no panic, nothing
+// discovered from invalid data.
+func FuzzSPDPPayload(f *testing.F) {
+	p, _ := (&wire.ParticipantData{GuidPrefix: theirPrefix, BuiltinEndpoints: 0x3f, LeaseDuration: wire.Duration{Seconds: 1},
+		MetatrafficUnicastLocators: []wire.Locator{wire.LoopbackUDPv4(9)}}).Encode(nil)
+	f.Add(p)
+	f.Add([]byte{0, 3, 0, 0, 1, 0, 0, 0})
+	e := wire.NewEndpointData(true)
+	e.EndpointGUID = wire.GUID{Prefix: theirPrefix, Entity: wire.NewEntityID(1, 3)}
+	e.TopicName, e.TypeName = "rt/x", "y"
+	s, _ := e.Encode(nil)
+	f.Add(s)
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		d, _ := newTest(t)
+		var b wire.Builder
+		b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: theirPrefix})
+		b.Data(&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 1, SerializedPayload: payload})
+		b.Data(&wire.Data{WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 1, SerializedPayload: payload})
+		b.Heartbeat(&wire.Heartbeat{WriterID: wire.EntityIDSEDPPublicationsWriter, FirstSN: 1, LastSN: 1, Count: 1})
+		var r wire.Reader
+		if r.Reset(b.Bytes()) != nil {
+			return
+		}
+		for now := int64(0); ; now += 1e6 {
+			sm, err := r.Next()
+			if err != nil || sm == nil {
+				break
+			}
+			d.HandleSubmessage(now, &r.State, src, sm)
+		}
+		d.Tick(1e9)
+		d.Tick(30e9)
+	})
+}
