@@ -97,6 +97,20 @@ func TestReaderHostileInput(t *testing.T) {
 					t.Errorf("%+v %v", s, got)
 				}
 			}},
+		{"gap ranges and lists", true, []wire.Submessage{hb(1, 10, 1), data(1),
+			{ID: wire.SubmsgGap, Gap: wire.Gap{WriterID: guidW.Entity, GapStart: 3, GapList: wire.SequenceNumberSet{Base: 5, NumBits: 3, Bitmap: [8]uint32{0x20000000}}}},
+			data(4), data(6), data(5), data(2), data(7), data(8)},
+			func(t *testing.T, s ReaderStats, got []wire.SequenceNumber) {
+				want := []wire.SequenceNumber{1, 2, 5, 6, 8}
+				if len(got) != len(want) || s.GapSNs != 3 || s.Duplicates != 2 {
+					t.Fatalf("%+v %v", s, got)
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("got %v want %v", got, want)
+					}
+				}
+			}},
 		{"best effort older dropped", false, []wire.Submessage{data(5), data(3), data(5), data(6)},
 			func(t *testing.T, s ReaderStats, got []wire.SequenceNumber) {
 				if len(got) != 2 || got[0] != 5 || got[1] != 6 || s.Duplicates != 2 {
@@ -165,6 +179,11 @@ func TestWriterHostileInput(t *testing.T) {
 				t.Errorf("%+v", s)
 			}
 		}},
+		{"requests beyond last written", prefixR, []wire.Submessage{ack(2, 1, 2, 50, 200)}, func(t *testing.T, s WriterStats) {
+			if s.Resends != 1 || s.AckNacks != 1 {
+				t.Errorf("%+v", s)
+			}
+		}},
 		{"repairs", prefixR, []wire.Submessage{ack(1, 1, 1, 2, 3)}, func(t *testing.T, s WriterStats) {
 			if s.Resends != 3 || s.AckNacks != 1 {
 				t.Errorf("%+v", s)
@@ -210,5 +229,35 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := w.WriteChange(0, &Change{Payload: []byte{0, 1, 0, 0}, InlineQos: make([]byte, 2000)}); err != ErrTooLarge {
 		t.Error(err)
+	}
+}
+
+// The reassembly budget is shared: idle buffers of one writer are given
+// back when another writer needs the memory.
+func TestReassemblyBudgetShared(t *testing.T) {
+	var got []wire.GUID
+	r, _ := NewReader(ReaderConfig{GUID: guidR, MatchAny: true, MaxReassemblyBytes: 10000}, OutputFunc(func([]wire.Locator, []byte) {}),
+		func(s Sample) { got = append(got, s.Writer) })
+	for i, pre := range []wire.GuidPrefix{prefixW, prefixS, prefixW} {
+		src := wire.ReceiverState{SourcePrefix: pre}
+		for f := uint32(1); f <= 2; f++ {
+			sm := wire.Submessage{ID: wire.SubmsgDataFrag, DataFrag: wire.DataFrag{WriterID: guidW.Entity, WriterSN: wire.SequenceNumber(i + 1),
+				FragmentStartingNum: f, FragmentsInSubmessage: 1, FragmentSize: 4000, SampleSize: 8000, Fragments: make([]byte, 4000)}}
+			r.HandleSubmessage(0, &src, &sm)
+			if s := r.Stats(); s.ReassemblyBytes > 10000 {
+				t.Fatalf("budget exceeded: %+v", s)
+			}
+		}
+	}
+	if len(got) != 3 {
+		t.Fatalf("delivered %d of 3: %+v", len(got), r.Stats())
+	}
+	// a sample that cannot fit is dropped and counted
+	src := wire.ReceiverState{SourcePrefix: prefixS}
+	sm := wire.Submessage{ID: wire.SubmsgDataFrag, DataFrag: wire.DataFrag{WriterID: guidW.Entity, WriterSN: 10,
+		FragmentStartingNum: 1, FragmentsInSubmessage: 1, FragmentSize: 4000, SampleSize: 12000, Fragments: make([]byte, 4000)}}
+	r.HandleSubmessage(0, &src, &sm)
+	if s := r.Stats(); s.FragmentsDropped != 1 || s.ReassemblyBytes > 10000 {
+		t.Fatalf("%+v", s)
 	}
 }

@@ -425,3 +425,50 @@ func TestKeyedHistoryLateJoiner(t *testing.T) {
 		}
 	}
 }
+
+// One writer, two reliable readers and a best-effort one on a lossy link;
+// one reliable reader leaves half way.
+func TestMultipleReaders(t *testing.T) {
+	n := newNet(t, 91, 0.25, 0.1, 3e6)
+	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, KeepAll: true, MaxSamples: 32}, n.output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.attach(locW, w)
+	guidB := wire.GUID{Prefix: prefixS, Entity: wire.NewEntityID(3, wire.EntityKindReaderNoKey)}
+	locB := wire.LoopbackUDPv4(7417)
+	type rd struct {
+		g        wire.GUID
+		l        wire.Locator
+		reliable bool
+		col      *collector
+		r        *Reader
+	}
+	rds := []*rd{{g: guidR, l: locR, reliable: true}, {g: guidS, l: locS, reliable: true}, {g: guidB, l: locB}}
+	for _, x := range rds {
+		x.col = &collector{t: t, size: 64}
+		x.r, _ = NewReader(ReaderConfig{GUID: x.g}, n.output(), x.col.deliver)
+		n.attach(x.l, x.r)
+		w.MatchReader(n.now, x.g, []wire.Locator{x.l}, x.reliable, false)
+		x.r.MatchWriter(n.now, guidW, []wire.Locator{locW}, x.reliable)
+	}
+	p := &pair{net: n, w: w}
+	p.writeN(t, 500, 64, 1e6)
+	w.UnmatchReader(guidS)
+	rds[1].r.UnmatchWriter(guidW)
+	p.writeN(t, 500, 64, 1e6)
+	n.run(n.now + 10e9)
+	wantRange(t, rds[0].col.sns, 1, 1000)
+	if got := rds[1].col.sns; len(got) < 400 || len(got) > 500 {
+		t.Fatalf("reader that left got %d", len(got))
+	} else {
+		wantRange(t, got, 1, got[len(got)-1])
+	}
+	wantIncreasing(t, rds[2].col.sns)
+	if len(rds[2].col.sns) < 300 {
+		t.Errorf("best effort got only %d", len(rds[2].col.sns))
+	}
+	if s := w.Stats(); s.WouldBlock == 0 || s.MatchedReaders != 2 || s.ReliableReaders != 1 {
+		t.Errorf("writer %+v", s)
+	}
+}
