@@ -6,13 +6,15 @@
 # 2. downloads the Go modules, builds, checks gofmt and go vet;
 # 3. runs `go test -race ./...` inside a fresh network namespace that has only
 #    loopback (interop/netns), so no test can send a packet off this machine;
-# 4. runs every fuzz target briefly (FUZZTIME, default 2s; 0 skips).
+# 4. runs every fuzz target briefly (FUZZTIME: executions or a duration,
+#    default 5000x — a count, because a very short -fuzztime duration can end
+#    a run with a spurious "context deadline exceeded"; 0 skips).
 #
 # Where a namespace cannot be made, the tests run outside one: socket tests
 # then bind 127.0.0.1 only and the interop tests skip, saying why, loudly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FUZZTIME=${FUZZTIME:-2s}
+FUZZTIME=${FUZZTIME:-5000x}
 
 step() { printf '\n== %s\n' "$*"; }
 
