@@ -48,12 +48,22 @@
 // direct push on match.
 //
 // KEEP_LAST overwrites the oldest sample even if unacknowledged (as DDS
-// does); a reliable writer never drops a sample an acknowledged-not-yet
-// reliable reader needs while it is within the last depth. KEEP_ALL never
+// does); a reliable writer never drops a sample a reliable reader has not
+// acknowledged while it is within the last depth. A Keyed writer applies
+// the depth per instance (Change.Instance), which is what the SEDP and
+// ros_discovery_info writers need; replaced samples become GAPs. KEEP_ALL never
 // drops an unacknowledged sample: when MaxSamples unacknowledged samples are
 // held, Write returns ErrWouldBlock without consuming a sequence number, and
 // the caller retries after the next ACKNACK (the transport implements
-// max_blocking_time). HEARTBEAT_FRAG is not sent.
+// max_blocking_time). HEARTBEAT_FRAG is not sent. An ACKNACK that asks for
+// nothing while the reader is behind (the preemptive ACKNACK), and the
+// first ACKNACK of a reader, are answered by a HEARTBEAT (rate-limited to
+// one per HeartbeatPeriod/10), so a peer learns quickly that it matched.
+//
+// Data goes to all matched readers in one datagram per locator (readerId
+// ENTITYID_UNKNOWN, no INFO_DST); repairs, GAPs and HEARTBEATs for one
+// reader carry INFO_DST and its readerId. Every DATA and DATA_FRAG is
+// preceded by INFO_TS with the source timestamp.
 //
 // # Reader
 //

@@ -290,11 +290,9 @@ func (w *Writer) MatchReader(now int64, guid wire.GUID, locators []wire.Locator,
 		w.scheduleHB(now, p)
 	} else if p.tl {
 		w.begin(p.locs, p.guid.Prefix)
-		for sn := w.effFirst(p); sn <= w.lastSN; sn++ {
-			if c := w.hist.get(sn); c != nil {
-				w.appendChange(c, p.guid.Entity, 1, 0, true)
-				w.st.Resends++
-			}
+		for i := 0; i < w.hist.n; i++ {
+			w.appendChange(w.hist.at(i), p.guid.Entity, 1, 0, false)
+			w.st.Resends++
 		}
 		w.flush()
 	}
@@ -637,6 +635,7 @@ func (w *Writer) handleAckNack(now int64, g wire.GUID, a *wire.AckNack) {
 		w.st.StaleCount++
 		return
 	}
+	firstAck := !p.haveCount
 	p.haveCount, p.lastCount = true, a.Count
 	w.st.AckNacks++
 	if base > p.acked {
@@ -663,9 +662,10 @@ func (w *Writer) handleAckNack(now int64, g wire.GUID, a *wire.AckNack) {
 		if p.reqAt == Never {
 			p.reqAt = now + w.cfg.NackResponseDelay
 		}
-	} else if base <= w.lastSN {
+	} else if base <= w.lastSN || firstAck {
 		// behind, asking for nothing (preemptive ACKNACK, or SNs it does
-		// not want): answer with a HEARTBEAT, rate-limited
+		// not want), or its first ACKNACK: answer with a HEARTBEAT,
+		// rate-limited (final if the reader is not behind)
 		p.forceHB = true
 		p.nextHB = min(p.nextHB, max(now, p.lastHB+w.cfg.HeartbeatPeriod/10))
 	}
@@ -837,7 +837,7 @@ func (w *Writer) appendGaps(p *readerProxy, first wire.SequenceNumber) {
 func (w *Writer) heartbeatDue(now int64, p *readerProxy) {
 	behind := p.acked <= w.lastSN
 	if behind || p.forceHB {
-		w.sendHeartbeatTo(now, p, false)
+		w.sendHeartbeatTo(now, p, !behind)
 	}
 	p.forceHB = false
 	p.nextHB = Never
