@@ -77,6 +77,7 @@ func (t *Transport) NewPublisher(node rmw.NodeInfo, topic, typeName string, qos 
 		return nil, err
 	}
 	t.graphDirty = true
+	t.kickNeeded = true
 	t.finishLocked()
 	return p, nil
 }
@@ -191,6 +192,7 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 		t.cfg.Logf("rtps: announce %s: %v", dt, err)
 	}
 	t.graphDirty = true
+	t.kickNeeded = true
 	t.finishLocked()
 	for _, smp := range replay {
 		if s.closed.Load() {
@@ -406,8 +408,11 @@ func (p *Publisher) Publish(data []byte) error {
 	}
 	local := slices.Clone(p.local)
 	t.st.Delivered += uint64(len(local))
+	kick := p.w.NextDeadline() < t.sleepUntil
 	t.mu.Unlock()
-	t.kick()
+	if kick {
+		t.kick()
+	}
 	for _, s := range local {
 		if !s.closed.Load() {
 			s.deliver(smp)
@@ -464,6 +469,7 @@ func (p *Publisher) Close() error {
 	}
 	p.local, p.hist = nil, nil
 	t.graphDirty = true
+	t.kickNeeded = true
 	t.finishLocked()
 	return nil
 }
@@ -501,6 +507,7 @@ func (s *Subscription) Close() error {
 	}
 	s.local = nil
 	t.graphDirty = true
+	t.kickNeeded = true
 	t.finishLocked()
 	return nil
 }

@@ -118,7 +118,10 @@ type Transport struct {
 	graph      *Publisher
 	graphDirty bool
 
-	evMu sync.Mutex // serialises event dispatch
+	draining bool // an event dispatch is running (guarded by mu)
+
+	sleepUntil int64 // the deadline the timer loop sleeps for (guarded by mu)
+	kickNeeded bool  // wake the timer loop at the next finishLocked
 
 	wake chan struct{}
 	done chan struct{}
@@ -342,6 +345,14 @@ func (t *Transport) send(to []wire.Locator, b []byte) {
 	}
 }
 
+// touchLocked notes that some endpoint's next deadline is d; the timer
+// loop is woken only if that is earlier than what it sleeps for.
+func (t *Transport) touchLocked(d int64) {
+	if d < t.sleepUntil {
+		t.kickNeeded = true
+	}
+}
+
 func (t *Transport) kick() {
 	select {
 	case t.wake <- struct{}{}:
@@ -404,6 +415,7 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 			continue
 		}
 		if t.disc.HandleSubmessage(now, &r.State, src, sm) {
+			t.touchLocked(t.disc.NextDeadline())
 			continue
 		}
 		var wid, rid wire.EntityID
@@ -428,11 +440,13 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 					}
 				}
 				p.w.HandleSubmessage(now, &r.State, sm)
+				t.touchLocked(p.w.NextDeadline())
 			}
 			continue
 		case wire.SubmsgNackFrag:
 			if p := t.pubs[sm.NackFrag.WriterID]; p != nil {
 				p.w.HandleSubmessage(now, &r.State, sm)
+				t.touchLocked(p.w.NextDeadline())
 			}
 			continue
 		default:
@@ -441,6 +455,7 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		for _, s := range t.route[r.State.SourceGUID(wid)] {
 			if rid == wire.EntityIDUnknown || rid == s.guid.Entity {
 				s.r.HandleSubmessage(now, &r.State, sm)
+				t.touchLocked(s.r.NextDeadline())
 			}
 		}
 	}
@@ -458,17 +473,33 @@ func (t *Transport) finishLocked() {
 	}
 	if graph != nil {
 		t.writeLocked(t.graph, graph)
+		t.kickNeeded = true
 	}
+	kick := t.kickNeeded
+	t.kickNeeded = false
 	t.mu.Unlock()
-	t.kick()
+	if kick {
+		t.kick()
+	}
 	t.dispatch()
 }
 
 func (t *Transport) dispatch() {
-	t.evMu.Lock()
-	defer t.evMu.Unlock()
-	for {
+	// One goroutine drains at a time; an OnEvent function that calls the
+	// transport (and so comes back here) leaves its events to the
+	// drainer already running, which keeps the order of events.
+	t.mu.Lock()
+	if t.draining || len(t.events) == 0 {
+		t.mu.Unlock()
+		return
+	}
+	t.draining = true
+	defer func() {
 		t.mu.Lock()
+		t.draining = false
+		t.mu.Unlock()
+	}()
+	for {
 		evs := t.events
 		t.events = nil
 		t.mu.Unlock()
@@ -480,6 +511,7 @@ func (t *Transport) dispatch() {
 				e.fn(e.ev)
 			}
 		}
+		t.mu.Lock()
 	}
 }
 
@@ -506,19 +538,21 @@ func (t *Transport) timerLoop() {
 			next = min(next, s.r.Tick(now))
 		}
 		t.ackCond.Broadcast()
-		var graph []byte
 		if t.graphDirty && t.graph != nil {
 			t.graphDirty = false
-			graph = t.graphSampleLocked()
-			t.writeLocked(t.graph, graph)
+			t.writeLocked(t.graph, t.graphSampleLocked())
 			next = now // the write may have scheduled work
 		}
-		t.mu.Unlock()
-		t.dispatch()
 		wait := time.Hour
 		if next != endpoint.Never {
 			wait = time.Duration(max(next-now, 0))
 		}
+		// Set under the same lock as the deadlines were read, so that a
+		// receive goroutine that moves one earlier sees it and kicks.
+		t.sleepUntil = now + int64(wait)
+		t.kickNeeded = false
+		t.mu.Unlock()
+		t.dispatch()
 		if wait == 0 {
 			continue
 		}

@@ -365,3 +365,33 @@ func TestNames(t *testing.T) {
 		}
 	})
 }
+
+// TestEventCallbackReentrant: an OnEvent function may call the transport.
+func TestEventCallbackReentrant(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		a := newMem(t, nw, nil)
+		defer a.Close()
+		var pub rmw.Publisher
+		var extra rmw.Publisher
+		var seen []rmw.EventKind
+		onEvent := func(e rmw.Event) {
+			seen = append(seen, e.Kind)
+			if e.Kind == rmw.EventMatched && extra == nil {
+				_ = pub.MatchedSubscriptions()
+				var err error
+				extra, err = a.NewPublisher(node, "/reentrant", strType, reliable, rmw.EndpointOptions{})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		pub = mustPub(t, a, "/reentrant", reliable, nil)
+		if _, err := a.NewSubscription(node, "/reentrant", strType, reliable, func(rmw.Sample) {}, rmw.EndpointOptions{OnEvent: onEvent}); err != nil {
+			t.Fatal(err)
+		}
+		if extra == nil || len(seen) != 2 || seen[0] != rmw.EventMatched || seen[1] != rmw.EventMatched {
+			t.Fatalf("events %v", seen)
+		}
+	})
+}
