@@ -16,6 +16,7 @@ import (
 
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
+	"github.com/nros-go/nros/msg/nros_bench"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/rmw"
@@ -285,3 +286,73 @@ func TestInteropChatterToCyclone(t *testing.T)      { testChatterTo(t, "chatter_
 func TestInteropChatterToFastDDS(t *testing.T)      { testChatterTo(t, "chatter_sub_fastdds", 0) }
 func TestInteropChatterToCycloneLarge(t *testing.T) { testChatterTo(t, "chatter_sub_cyclone", 100000) }
 func TestInteropChatterToFastDDSLarge(t *testing.T) { testChatterTo(t, "chatter_sub_fastdds", 100000) }
+
+// testPong runs a Go pong (echo rt/ping to rt/pong) against the peer's
+// latency ping and logs the round-trip statistics the peer prints.
+func testPong(t *testing.T, pingName string, size, count int, reliableQoS bool) {
+	dir := peers(t)
+	tr := newReal(t)
+	q := rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 10}
+	args := []string{"ping", "--size", fmt.Sprint(size), "--count", fmt.Sprint(count), "--warmup", "50", "--wait-timeout", "20"}
+	if !reliableQoS {
+		q.Reliability = rmw.BestEffort
+		args = append(args, "--best-effort")
+	}
+	const typ = "nros_bench/msg/Payload"
+	pub, err := tr.NewPublisher(rmw.NodeInfo{Name: "gopong", Namespace: "/"}, "/pong", typ, q, rmw.EndpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := make(chan []byte, 1024)
+	quit := make(chan struct{})
+	_, err = tr.NewSubscription(rmw.NodeInfo{Name: "gopong", Namespace: "/"}, "/ping", typ, q, func(s rmw.Sample) {
+		select {
+		case echo <- bytes.Clone(s.Data):
+		default:
+		}
+	}, rmw.EndpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var m nros_bench.Payload
+		for {
+			select {
+			case b := <-echo:
+				if msg.Unmarshal(b, &m) != nil {
+					continue
+				}
+				if m.StampNs == -9 {
+					continue
+				}
+				if m.StampNs == -2 || m.StampNs == -1 {
+					b = msg.Marshal(&nros_bench.Payload{StampNs: m.StampNs, Data: make([]byte, 32)}, true, nil)
+				}
+				pub.Publish(b)
+			case <-quit:
+				return
+			}
+		}
+	}()
+	p := startPeer(t, dir, pingName, args...)
+	err = p.wait(t, 50*time.Second)
+	close(quit)
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("%s: %v\nstdout %s\nstderr %s\nstats %+v", pingName, err, p.out.String(), p.errb.String(), tr.Stats())
+	}
+	out := strings.TrimSpace(p.out.String())
+	t.Logf("%s -> Go pong: %s", pingName, out)
+	if !strings.Contains(out, "lost=0") {
+		t.Errorf("samples lost: %s", out)
+	}
+}
+
+func TestInteropPongCyclone(t *testing.T)      { testPong(t, "pingpong_cyclone", 64, 2000, true) }
+func TestInteropPongFastDDS(t *testing.T)      { testPong(t, "pingpong_fastdds", 64, 2000, true) }
+func TestInteropPongCycloneLarge(t *testing.T) { testPong(t, "pingpong_cyclone", 65536, 300, true) }
+func TestInteropPongFastDDSLarge(t *testing.T) { testPong(t, "pingpong_fastdds", 65536, 300, true) }
+func TestInteropPongCycloneBE(t *testing.T)    { testPong(t, "pingpong_cyclone", 64, 2000, false) }

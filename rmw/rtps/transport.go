@@ -167,15 +167,15 @@ func New(cfg Config) (*Transport, error) {
 			cfg.Logf("rtps: %v", err)
 		}
 	}
+	// LOCALHOST and OFF bind 127.0.0.1, unless the user named a static
+	// peer on another host: a socket bound to 127.0.0.1 cannot reach it.
 	t.bindAddr = udp.Loopback
-	switch cfg.Range {
-	case udp.RangeSubnet:
+	if cfg.Range == udp.RangeSubnet {
 		t.bindAddr = netip.IPv4Unspecified()
-	case udp.RangeOff:
-		for _, p := range t.peers {
-			if !p.IsLoopback() {
-				t.bindAddr = netip.IPv4Unspecified()
-			}
+	}
+	for _, p := range t.peers {
+		if !p.IsLoopback() {
+			t.bindAddr = netip.IPv4Unspecified()
 		}
 	}
 	nw := cfg.Network
