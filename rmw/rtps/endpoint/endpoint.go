@@ -74,6 +74,9 @@ const (
 	// DefaultMaxFragmentedSamples is how many partially received
 	// fragmented samples a reader keeps per writer.
 	DefaultMaxFragmentedSamples = 4
+	// MaxFragmentedSamplesLimit is the largest MaxFragmentedSamples
+	// accepted (one ACKNACK datagram carries a NACK_FRAG for each).
+	MaxFragmentedSamplesLimit = 64
 	// DefaultMaxReassemblyBytes bounds the reassembly memory of a Reader.
 	DefaultMaxReassemblyBytes = 64 << 20
 	// DefaultMaxImplicitWriters bounds the writers a MatchAny reader

@@ -274,3 +274,5 @@ func head(s []wire.SequenceNumber) []wire.SequenceNumber {
 	}
 	return s
 }
+
+func wireSN(n int) wire.SequenceNumber { return wire.SequenceNumber(n) }

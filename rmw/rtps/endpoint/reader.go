@@ -129,7 +129,7 @@ func (c *ReaderConfig) setDefaults() error {
 	if c.Participant.Version == (wire.ProtocolVersion{}) {
 		c.Participant.Version = wire.ProtocolVersion21
 	}
-	if c.Window > 1<<16 || c.MaxFragmentedSamples > 1024 {
+	if c.Window > 1<<16 || c.MaxFragmentedSamples > MaxFragmentedSamplesLimit {
 		return ErrConfig
 	}
 	return nil
@@ -139,7 +139,8 @@ func (c *ReaderConfig) setDefaults() error {
 // sends ACKNACK and NACK_FRAG through out and delivers samples to deliver.
 // deliver is called synchronously and must not call back into the Reader;
 // the Sample's slices are valid only during the call. It fails with
-// ErrConfig for a Window over 65536 or MaxFragmentedSamples over 1024.
+// ErrConfig for a Window over 65536 or MaxFragmentedSamples over
+// MaxFragmentedSamplesLimit.
 func NewReader(cfg ReaderConfig, out Output, deliver func(Sample)) (*Reader, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
