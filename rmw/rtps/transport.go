@@ -26,9 +26,10 @@
 //
 // # Safety
 //
-// In the LOCALHOST range (the default) sockets bind 127.0.0.1 and every
-// destination that is not a loopback address, a static peer or the SPDP
-// group on lo is dropped before sending (Stats.Filtered). Malformed
+// In the LOCALHOST range (the default) sockets bind 127.0.0.1 (0.0.0.0 only
+// if a static peer on another host is configured) and every destination
+// that is not a loopback address, a static peer or the SPDP group on lo is
+// dropped before sending (Stats.Filtered). Malformed
 // datagrams are dropped and counted, never a panic.
 package rtps
 
@@ -576,9 +577,10 @@ func (t *Transport) closeSockets() {
 	}
 }
 
-// Close disposes the participant (a last SPDP), closes every endpoint and
-// socket, and waits for the transport's goroutines to end. No events are
-// raised. It is idempotent.
+// Close disposes the participant (a last SPDP), retracts its endpoints,
+// closes every socket, and waits for the transport's goroutines to end
+// (except when called from an OnEvent function, which may itself run on
+// one of them). No events are raised. It is idempotent.
 func (t *Transport) Close() error {
 	t.mu.Lock()
 	if t.closed {
@@ -602,10 +604,15 @@ func (t *Transport) Close() error {
 	}
 	t.events = nil
 	t.ackCond.Broadcast()
+	// An OnEvent function may run on a receive or timer goroutine; if
+	// it is the one closing, waiting for that goroutine would never end.
+	inCallback := t.draining
 	t.mu.Unlock()
 	close(t.done)
 	t.closeSockets()
-	t.wg.Wait()
+	if !inCallback {
+		t.wg.Wait()
+	}
 	return nil
 }
 
