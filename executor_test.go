@@ -691,3 +691,37 @@ func TestSpinTwiceIsRefused(t *testing.T) {
 		stop()
 	})
 }
+
+func TestOneExecutorTwoSimulations(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := NewContext(), NewContext()
+		e := NewExecutor(WithExecutorContext(a))
+		srcA, srcB := a.AttachTimeSource(), b.AttachTimeSource()
+		srcA.Install(TimeFromNanoseconds(100 * sec))
+		srcB.Install(TimeFromNanoseconds(5000 * sec))
+		na, _ := NewNode("a", WithContext(a))
+		nb, _ := NewNode("b", WithContext(b))
+		var mu sync.Mutex
+		var fires []string
+		rec := func(name string, c *Clock) func() {
+			return func() { mu.Lock(); fires = append(fires, fmt.Sprintf("%s@%d", name, c.Now().Nanoseconds()/ms)); mu.Unlock() }
+		}
+		na.CreateTimer(na.Clock(), 100*time.Millisecond, rec("a", na.Clock()))
+		nb.CreateTimer(nb.Clock(), 100*time.Millisecond, rec("b", nb.Clock()))
+		e.AddNode(na)
+		e.AddNode(nb)
+		stop := spinInBackground(t, e)
+		defer stop()
+		srcA.Install(TimeFromNanoseconds(100*sec + 100*ms)) // only a's clock moves
+		synctest.Wait()
+		srcB.Install(TimeFromNanoseconds(5000*sec - 1*sec)) // b jumps back: restart, no fire
+		synctest.Wait()
+		srcB.Install(TimeFromNanoseconds(5000*sec - 1*sec + 100*ms))
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if got := fmt.Sprint(fires); got != "[a@100100 b@4999100]" {
+			t.Fatalf("fires %s: each context's timers follow their own simulation", got)
+		}
+	})
+}
