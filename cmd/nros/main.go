@@ -21,6 +21,14 @@ const usage = `usage: nros <command> [arguments]
 commands:
   demo     an in-process simulated clock drives a ROS timer and a wall timer
            along a script, printing every activation (the main job)
+  clock    publish rosgraph_msgs/Clock following a script:
+           nros clock [--topic T] [--hz F] [--script S]
+  topic    nros topic echo TOPIC [TYPE] [--once] [--count N]
+           nros topic pub TOPIC TYPE VALUES [--rate HZ] [--times N]
+  bench    nros bench pingpong ping|pong [--size B] [--count N]
+           [--reliable|--best-effort] [--mode latency|throughput]
+
+clock, topic and bench take ROS arguments after their own (--ros-args -r a:=b ...).
 
 Run 'nros <command> -h' for a command's flags.
 `
@@ -39,6 +47,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
+	case "clock":
+		return runClock(ctx, args[1:], stdout, stderr)
+	case "topic":
+		return runTopic(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return runBench(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

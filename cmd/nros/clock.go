@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/internal/clockscript"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
+)
+
+// cliEnv is what a command takes from outside: its output streams, extra
+// context options (tests share one in-process transport between commands)
+// and the wall clock it paces itself by.
+type cliEnv struct {
+	stdout, stderr io.Writer
+	ctxOpts        []nros.ContextOption
+	clock          wallClock
+}
+
+func newEnv(stdout, stderr io.Writer) *cliEnv {
+	return &cliEnv{stdout: stdout, stderr: stderr, clock: realClock{}}
+}
+
+// wallClock is the time a command paces itself by. time.Time values carry
+// the monotonic reading, so SleepUntil is immune to wall-clock steps.
+type wallClock interface {
+	Now() time.Time
+	// SleepUntil returns when t is reached (nil) or ctx is done (its error).
+	SleepUntil(ctx context.Context, t time.Time) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) SleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newCommandContext makes the context a command runs in and hands it the
+// command line: ROS arguments (`--ros-args ... [--]`) go to Context.Init,
+// the rest comes back for the command's own parser.
+func (e *cliEnv) newCommandContext(prog string, args []string) (*nros.Context, []string, error) {
+	opts := append([]nros.ContextOption{nros.WithLogOutput(e.stderr)}, e.ctxOpts...)
+	c := nros.NewContext(opts...)
+	rest, err := c.Init(args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--ros-args: %w", err)
+	}
+	return c, rest, nil
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments (as the ros2 CLI allows) and returns the
+// positional ones. "--" ends flag parsing.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// fs.Parse stops at the first non-flag or after "--".
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// exitCode prints err (prefixed with the command) and maps it to an exit
+// status: 0 for nil and -h, 2 for usage errors, 1 otherwise.
+func exitCode(stderr io.Writer, prog string, err error) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		if ue.msg != "" { // an empty message: the flag package has spoken
+			fmt.Fprintf(stderr, "%s: %s\n", prog, ue.msg)
+		}
+		return 2
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	return 1
+}
+
+// flagError turns a FlagSet.Parse error into the command's error (the
+// FlagSet has already printed the problem and the usage).
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{}
+}
+
+// waitMatched polls matched until it reports at least n or timeout passes
+// (a zero or negative timeout waits for ever); it reports success.
+func waitMatched(ctx context.Context, clk wallClock, n int, timeout time.Duration, matched func() int) bool {
+	if n <= 0 {
+		return true
+	}
+	start := clk.Now()
+	for matched() < n {
+		if timeout > 0 && clk.Now().Sub(start) >= timeout {
+			return false
+		}
+		if clk.SleepUntil(ctx, clk.Now().Add(10*time.Millisecond)) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultClockScript is `nros clock`'s default: simulated time starts at 0
+// and runs at real speed for a long time.
+const defaultClockScript = "start=0;play 1x 1000000s"
+
+func runClock(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return newEnv(stdout, stderr).clockCmd(ctx, args)
+}
+
+// clockCmd is `nros clock`: publish rosgraph_msgs/Clock following a script,
+// one `clock <wall_unix_ns> <ros_ns>` line per published sample.
+func (e *cliEnv) clockCmd(ctx context.Context, args []string) int {
+	const prog = "nros clock"
+	return exitCode(e.stderr, prog, e.clock1(ctx, prog, args))
+}
+
+func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
+	c, rest, err := e.newCommandContext(prog, args)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	defer c.Shutdown()
+	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	topic := fs.String("topic", nros.DefaultClockTopic, "topic to publish rosgraph_msgs/Clock on")
+	hz := fs.Float64("hz", 100, "publish rate in Hz (a script's `hz F` step changes it)")
+	script := fs.String("script", defaultClockScript, "clock script: start=<s>;play <r>x <d>;pause <d>;stall <d>;jump <+|-|=><t>;hz <f>")
+	waitSubs := fs.Int("wait-subs", 0, "wait for this many matched subscriptions before starting")
+	waitTimeout := fs.Float64("wait-timeout", 30, "seconds to wait for --wait-subs (then start anyway)")
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
+		return flagError(err)
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	if !(*hz > 0 && *hz <= 1e9) {
+		return usagef("--hz must be in (0, 1e9], got %v", *hz)
+	}
+	sc, err := clockscript.Parse(*script)
+	if err != nil {
+		return usagef("--script: %v", err)
+	}
+	node, err := nros.NewNode("nros_clock", nros.WithContext(c))
+	if err != nil {
+		return err
+	}
+	defer node.Close()
+	if _, err := node.ResolveTopicName(*topic); err != nil {
+		return usagef("--topic: %v", err)
+	}
+	pub, err := nros.NewPublisher[rosgraph_msgs.Clock](node, *topic, nros.ClockQoS())
+	if err != nil {
+		return err
+	}
+	defer pub.Close()
+	if !waitMatched(ctx, e.clock, *waitSubs, time.Duration(*waitTimeout*1e9), pub.MatchedSubscriptions) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		fmt.Fprintf(e.stderr, "%s: %d subscription(s) not matched after %gs, starting anyway\n", prog, *waitSubs, *waitTimeout)
+	}
+	var m rosgraph_msgs.Clock
+	var line []byte
+	t0 := e.clock.Now()
+	for s := range sc.SampleSeq(*hz) {
+		if e.clock.SleepUntil(ctx, t0.Add(s.Wall)) != nil {
+			return nil // SIGINT/SIGTERM: a normal end
+		}
+		sec, nsec, err := nros.TimeFromNanoseconds(s.Sim).SecNanosec()
+		if err != nil {
+			return fmt.Errorf("sim time %s: %w", clockscript.FormatSim(s.Sim), err)
+		}
+		m.Clock.Sec, m.Clock.Nanosec = sec, nsec
+		wall := e.clock.Now().UnixNano()
+		if err := pub.Publish(&m); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		line = fmt.Appendf(line[:0], "clock %d %d\n", wall, s.Sim)
+		if _, err := e.stdout.Write(line); err != nil {
+			return err
+		}
+	}
+	// The script ends at its duration, not at its last sample.
+	_ = e.clock.SleepUntil(ctx, t0.Add(sc.Duration()))
+	return nil
+}
