@@ -162,10 +162,18 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	discovery.SetQoS(&ed, qos, false)
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
 		remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
-	r, err := endpoint.NewReader(endpoint.ReaderConfig{
+	rc := endpoint.ReaderConfig{
 		GUID:        guid,
 		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
-	}, endpoint.OutputFunc(t.send), s.remoteSample)
+	}
+	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow {
+		// Deep readers buffer as far as a KEEP_ALL writer may run ahead
+		// (endpoint.DefaultMaxSamples): with the default window one lost
+		// datagram makes the reader drop everything past it, and the
+		// writer resends the whole burst.
+		rc.Window = 1024
+	}
+	r, err := endpoint.NewReader(rc, endpoint.OutputFunc(t.send), s.remoteSample)
 	if err != nil {
 		t.mu.Unlock()
 		return nil, fmt.Errorf("rtps: reader for %s: %w", dt, err)

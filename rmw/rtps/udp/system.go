@@ -27,6 +27,7 @@ func (s System) ListenUnicast(port uint16) (Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	setBuffers(c)
 	return &sysConn{c: c, local: c.LocalAddr().(*net.UDPAddr).AddrPort()}, nil
 }
 
@@ -68,6 +69,7 @@ func (s System) ListenMulticast(group netip.Addr, port uint16, ifaces []string) 
 		return nil, err
 	}
 	c := pc.(*net.UDPConn)
+	setBuffers(c)
 	p := ipv4.NewPacketConn(c)
 	for _, ifi := range ifis {
 		if err := p.JoinGroup(ifi, &net.UDPAddr{IP: group.AsSlice()}); err != nil {
@@ -81,6 +83,16 @@ func (s System) ListenMulticast(group netip.Addr, port uint16, ifaces []string) 
 	}
 	_ = p.SetMulticastTTL(1)
 	return &sysConn{c: c, p: p, ifis: ifis, local: netip.AddrPortFrom(group, port)}, nil
+}
+
+// SocketBuffer is the receive and send buffer size requested for every
+// socket (the kernel caps it at net.core.rmem_max / wmem_max). Bursts of
+// small samples overflow the usual 208 KiB default and cost repairs.
+const SocketBuffer = 4 << 20
+
+func setBuffers(c *net.UDPConn) {
+	_ = c.SetReadBuffer(SocketBuffer)
+	_ = c.SetWriteBuffer(SocketBuffer)
 }
 
 type sysConn struct {
