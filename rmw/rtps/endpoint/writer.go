@@ -37,7 +37,8 @@ type change struct {
 // history is a ring of changes in increasing SN order. It has no holes
 // unless a keyed writer replaced samples of an instance.
 type history struct {
-	slots []change
+	slots []change // grows up to capacity
+	cap   int
 	head  int
 	n     int
 	bytes int
@@ -97,6 +98,14 @@ func (h *history) remove(i int) {
 }
 
 func (h *history) push(sn wire.SequenceNumber) *change {
+	if h.n == len(h.slots) {
+		// grow (the caller made room if h.n == h.cap)
+		ns := make([]change, min(max(2*len(h.slots), 16), h.cap))
+		for i := 0; i < h.n; i++ {
+			ns[i] = *h.at(i)
+		}
+		h.slots, h.head = ns, 0
+	}
 	i := (h.head + h.n) % len(h.slots)
 	h.n++
 	c := &h.slots[i]
@@ -215,7 +224,7 @@ func NewWriter(cfg WriterConfig, out Output) (*Writer, error) {
 		out: out,
 		hdr: wire.Header{Version: cfg.Participant.Version, Vendor: cfg.Participant.Vendor, Prefix: cfg.GUID.Prefix},
 	}
-	w.hist.slots = make([]change, capacity)
+	w.hist.cap = capacity
 	w.buf = make([]byte, 0, cfg.MaxMessageSize)
 	return w, nil
 }
@@ -357,7 +366,7 @@ func (w *Writer) WriteChange(now int64, c *Change) (wire.SequenceNumber, error) 
 			h.remove(oldest)
 		}
 	}
-	if h.n == len(h.slots) {
+	if h.n == h.cap {
 		if w.cfg.KeepAll {
 			if h.at(0).sn >= w.minAcked() {
 				w.st.WouldBlock++
@@ -392,7 +401,7 @@ func (w *Writer) WriteChange(now int64, c *Change) (wire.SequenceNumber, error) 
 				first = min(first, w.effFirst(p))
 			}
 		}
-		final := !(w.cfg.KeepAll && h.n*2 >= len(h.slots))
+		final := !(w.cfg.KeepAll && h.n*2 >= h.cap)
 		w.appendHeartbeat(wire.EntityIDUnknown, first, final)
 		for _, p := range w.proxies {
 			if p.reliable {
