@@ -27,6 +27,7 @@
 package discovery
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -43,9 +44,8 @@ const (
 	DefaultAnnouncePeriod   = 3 * time.Second
 	DefaultInitialAnnounces = 4
 	DefaultInitialPeriod    = 200 * time.Millisecond
-	// SEDPHistoryDepth is the KEEP_LAST depth of the SEDP writers: how
-	// many announcements and retractions a late joiner can still get.
-	SEDPHistoryDepth = 1024
+	// DefaultSEDPDepth is the KEEP_LAST depth of the SEDP writers.
+	DefaultSEDPDepth = 1024
 	// MaxParticipants bounds the remote participants tracked; SPDP from
 	// further ones is ignored (and counted).
 	MaxParticipants = 1024
@@ -148,6 +148,9 @@ type Config struct {
 	// WallNow returns the wall-clock time (ns since the epoch) for
 	// INFO_TS; default 0 (no INFO_TS).
 	WallNow func() int64
+	// SEDPDepth is the history depth of the SEDP writers (default
+	// DefaultSEDPDepth, at least 32).
+	SEDPDepth int
 }
 
 // Stats counts discovery events and dropped input.
@@ -159,6 +162,7 @@ type Stats struct {
 	ParticipantsDiscovered  uint64
 	ParticipantsExpired     uint64
 	ParticipantsDisposed    uint64
+	SEDPRefreshes           uint64 // live announcements written again (see Announce)
 	EndpointsDiscovered     uint64
 	EndpointsLost           uint64
 	Participants, Endpoints int
@@ -185,7 +189,8 @@ type Discovery struct {
 	pubW, subW *endpoint.Writer
 	pubR, subR *endpoint.Reader
 
-	local map[wire.GUID]bool // local endpoints announced (true: writer)
+	local     map[wire.GUID]*localEndpoint // local endpoints announced
+	sedpDepth int
 
 	// acks holds the last ACKNACK count of each remote SEDP reader, to
 	// spot a reader that restarted its counts (see AckCounts).
@@ -219,14 +224,15 @@ func New(cfg Config) (*Discovery, error) {
 		lease:      int64(cfg.LeaseDuration),
 		hdr:        wire.Header{Version: wire.ProtocolVersion21, Vendor: cfg.Vendor, Prefix: cfg.Prefix},
 		parts:      map[wire.GuidPrefix]*Participant{},
-		local:      map[wire.GUID]bool{},
+		local:      map[wire.GUID]*localEndpoint{},
 		nextExpiry: endpoint.Never,
+		sedpDepth:  max(cmp.Or(cfg.SEDPDepth, DefaultSEDPDepth), 32),
 	}
 	part := endpoint.Participant{Vendor: cfg.Vendor, Version: wire.ProtocolVersion21}
 	mkW := func(id wire.EntityID) (*endpoint.Writer, error) {
 		return endpoint.NewWriter(endpoint.WriterConfig{
 			GUID: wire.GUID{Prefix: cfg.Prefix, Entity: id}, Participant: part,
-			Reliable: true, TransientLocal: true, Depth: SEDPHistoryDepth,
+			Reliable: true, TransientLocal: true, Depth: d.sedpDepth,
 			// Discovery data is small: keep it in single datagrams
 			// as long as possible.
 			FragmentSize: 8192, MaxMessageSize: 16384,
@@ -713,46 +719,76 @@ func udpOnly(locs []wire.Locator) []wire.Locator {
 
 // Announce publishes (or re-publishes after a change) a local endpoint on
 // SEDP. e.EndpointGUID must carry the local prefix.
+//
+// The SEDP writers are keyless KEEP_LAST histories of SEDPDepth samples,
+// while DDS keeps the last sample per endpoint: so that a late joiner
+// still gets every live endpoint after many creations and retractions, a
+// live announcement about to fall out of the history is written again.
 func (d *Discovery) Announce(now int64, e *wire.EndpointData) error {
 	if e.EndpointGUID.Prefix != d.cfg.Prefix {
 		return errors.New("discovery: endpoint GUID has a foreign prefix")
 	}
-	w := e.EndpointGUID.Entity.IsWriter()
 	e.ProtocolVersion, e.VendorID = wire.ProtocolVersion21, d.cfg.Vendor
 	payload, err := e.Encode(nil)
 	if err != nil {
 		return err
 	}
+	le := &localEndpoint{writer: e.EndpointGUID.Entity.IsWriter(), payload: payload}
 	q := wire.InlineQos{HasKeyHash: true, KeyHash: e.EndpointGUID.Bytes()}
-	c := &endpoint.Change{Payload: payload, InlineQos: q.Append(nil), SourceTimestamp: d.wall()}
-	if w {
-		_, err = d.pubW.WriteChange(now, c)
-	} else {
-		_, err = d.subW.WriteChange(now, c)
-	}
-	if err == nil {
-		d.local[e.EndpointGUID] = w
-	}
-	return err
+	le.qos = q.Append(nil)
+	d.local[e.EndpointGUID] = le
+	return d.write(now, le, &endpoint.Change{Payload: payload, InlineQos: le.qos, SourceTimestamp: d.wall()})
 }
+
+// localEndpoint is the SEDP state of a local endpoint.
+type localEndpoint struct {
+	writer  bool
+	payload []byte
+	qos     []byte
+	sn      wire.SequenceNumber
+}
+
+// write writes c on the SEDP writer of le (le.sn records it when c is an
+// announcement) and then refreshes announcements that are about to be
+// overwritten.
+func (d *Discovery) write(now int64, le *localEndpoint, c *endpoint.Change) error {
+	w := d.subW
+	if le.writer {
+		w = d.pubW
+	}
+	sn, err := w.WriteChange(now, c)
+	if err != nil {
+		return err
+	}
+	if c.Payload != nil {
+		le.sn = sn
+	}
+	limit := sn - wire.SequenceNumber(d.sedpDepth) + sedpRefreshMargin
+	for _, o := range d.local {
+		if o.writer == le.writer && o.sn <= limit {
+			if o.sn, err = w.WriteChange(now, &endpoint.Change{Payload: o.payload, InlineQos: o.qos, SourceTimestamp: d.wall()}); err != nil {
+				return err
+			}
+			d.st.SEDPRefreshes++
+		}
+	}
+	return nil
+}
+
+// sedpRefreshMargin: live announcements within this many samples of the
+// history's end are written again.
+const sedpRefreshMargin = 8
 
 // Retract announces that a local endpoint is gone (dispose + unregister).
 func (d *Discovery) Retract(now int64, guid wire.GUID) error {
-	w, ok := d.local[guid]
+	le, ok := d.local[guid]
 	if !ok {
 		return nil
 	}
 	delete(d.local, guid)
 	q := wire.InlineQos{HasKeyHash: true, KeyHash: guid.Bytes(), HasStatusInfo: true,
 		StatusInfo: wire.StatusInfoDisposed | wire.StatusInfoUnregistered}
-	c := &endpoint.Change{InlineQos: q.Append(nil), SourceTimestamp: d.wall()}
-	var err error
-	if w {
-		_, err = d.pubW.WriteChange(now, c)
-	} else {
-		_, err = d.subW.WriteChange(now, c)
-	}
-	return err
+	return d.write(now, le, &endpoint.Change{InlineQos: q.Append(nil), SourceTimestamp: d.wall()})
 }
 
 func (d *Discovery) wall() int64 {

@@ -395,3 +395,109 @@ func FuzzSPDPPayload(f *testing.F) {
 		d.Tick(30e9)
 	})
 }
+
+// pipe connects Discoveries in memory: every datagram sent to a locator
+// is queued for the Discovery that owns its port.
+type pipe struct {
+	byPort map[uint32]*Discovery
+	q      []pipeMsg
+}
+
+type pipeMsg struct {
+	to  *Discovery
+	msg []byte
+}
+
+type pipeOut struct {
+	p *pipe
+}
+
+func (o pipeOut) Send(to []wire.Locator, msg []byte) {
+	for _, l := range to {
+		if d := o.p.byPort[l.Port]; d != nil {
+			o.p.q = append(o.p.q, pipeMsg{d, slices.Clone(msg)})
+		}
+	}
+}
+
+func (p *pipe) pump(now int64) {
+	for len(p.q) > 0 {
+		m := p.q[0]
+		p.q = p.q[1:]
+		var r wire.Reader
+		if r.Reset(m.msg) != nil {
+			continue
+		}
+		for {
+			sm, err := r.Next()
+			if err != nil || sm == nil {
+				break
+			}
+			m.to.HandleSubmessage(now, &r.State, src, sm)
+		}
+	}
+}
+
+// liveSet is a Listener keeping the set of live remote endpoints.
+type liveSet struct {
+	recorder
+	live map[wire.GUID]bool
+}
+
+func (l *liveSet) EndpointDiscovered(e *Endpoint) { l.live[e.GUID()] = true }
+func (l *liveSet) EndpointLost(e *Endpoint)       { delete(l.live, e.GUID()) }
+
+func TestSEDPLateJoinerAfterChurn(t *testing.T) {
+	p := &pipe{byPort: map[uint32]*Discovery{}}
+	mk := func(prefix wire.GuidPrefix, port uint16, peer uint16, l Listener) *Discovery {
+		d, err := New(Config{
+			Prefix: prefix, Vendor: wire.VendorID{0x01, 0xff},
+			MetaUnicast: []wire.Locator{wire.LoopbackUDPv4(port)}, DefaultUnicast: []wire.Locator{wire.LoopbackUDPv4(port + 1)},
+			Targets: []wire.Locator{wire.LoopbackUDPv4(peer)}, Output: pipeOut{p}, Listener: l, SEDPDepth: 32,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.byPort[uint32(port)] = d
+		return d
+	}
+	d1 := mk(ourPrefix, 100, 200, &recorder{})
+	announce := func(i uint32) wire.GUID {
+		e := wire.NewEndpointData(true)
+		e.EndpointGUID = wire.GUID{Prefix: ourPrefix, Entity: wire.NewEntityID(i, wire.EntityKindWriterNoKey)}
+		e.TopicName, e.TypeName = "rt/t", "x"
+		if err := d1.Announce(0, &e); err != nil {
+			t.Fatal(err)
+		}
+		return e.EndpointGUID
+	}
+	var live []wire.GUID
+	for i := uint32(1); i <= 3; i++ {
+		live = append(live, announce(i))
+	}
+	for i := uint32(10); i < 110; i++ {
+		g := announce(i)
+		if err := d1.Retract(0, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d1.Stats().SEDPRefreshes == 0 {
+		t.Fatal("no refresh")
+	}
+	ls := &liveSet{live: map[wire.GUID]bool{}}
+	mk(theirPrefix, 200, 100, ls)
+	for now := int64(0); now < 3e9; now += 10e6 {
+		for _, d := range p.byPort {
+			d.Tick(now)
+		}
+		p.pump(now)
+	}
+	if len(ls.live) != 3 {
+		t.Fatalf("late joiner sees %d endpoints, want 3", len(ls.live))
+	}
+	for _, g := range live {
+		if !ls.live[g] {
+			t.Fatalf("missing %v", g)
+		}
+	}
+}
