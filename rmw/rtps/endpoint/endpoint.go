@@ -55,6 +55,8 @@ const (
 	DefaultHeartbeatPeriod int64 = 100e6
 	// DefaultNackResponseDelay is how long a writer waits before repairing.
 	DefaultNackResponseDelay int64 = 5e6
+	// DefaultMaxRepairBytes bounds one repair round to one reader.
+	DefaultMaxRepairBytes = 256 << 10
 	// DefaultMaxSamples bounds a KEEP_ALL writer's history.
 	DefaultMaxSamples = 1000
 	// DefaultMaxSampleSize bounds one sample (writer and reader).
@@ -132,6 +134,11 @@ type WriterConfig struct {
 	MaxMessageSize int
 	// MaxSampleSize bounds the payload of one Write.
 	MaxSampleSize int
+	// MaxRepairBytes bounds the payload bytes resent to one reader per
+	// repair round (at least one sample or fragment group is sent), so a
+	// burst of NACKs does not overflow socket buffers; the rest is asked
+	// for again after the HEARTBEAT that ends the round.
+	MaxRepairBytes int
 }
 
 // ReaderConfig configures a Reader. Zero fields take the defaults above.
@@ -215,6 +222,7 @@ type WriterStats struct {
 	DataSent        uint64 // DATA submessages sent (first sends and repairs)
 	DataFragSent    uint64 // DATA_FRAG submessages sent
 	Resends         uint64 // samples resent after ACKNACK (or pushed to a late joiner)
+	RepairsDeferred uint64 // requested samples left for a later round by MaxRepairBytes
 	FragResends     uint64 // fragments resent after NACK_FRAG
 	Gaps            uint64 // GAP submessages sent
 	Heartbeats      uint64 // HEARTBEAT submessages sent

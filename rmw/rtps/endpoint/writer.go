@@ -1,6 +1,7 @@
 package endpoint
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -194,6 +195,9 @@ func (c *WriterConfig) setDefaults() error {
 	}
 	if c.MaxSampleSize <= 0 {
 		c.MaxSampleSize = DefaultMaxSampleSize
+	}
+	if c.MaxRepairBytes <= 0 {
+		c.MaxRepairBytes = DefaultMaxRepairBytes
 	}
 	if c.Participant.Version == (wire.ProtocolVersion{}) {
 		c.Participant.Version = wire.ProtocolVersion21
@@ -755,7 +759,25 @@ func (w *Writer) repair(now int64, p *readerProxy) {
 	w.begin(p.locs, p.guid.Prefix)
 	w.members = p.req.AppendMembers(w.members[:0])
 	p.req = wire.SequenceNumberSet{}
-	for _, sn := range w.members {
+	frs := p.fragReq[:p.nFrag]
+	slices.SortFunc(frs, func(a, b fragRequest) int { return cmp.Compare(a.sn, b.sn) })
+	// lowest SNs first: they are what the reader delivers next
+	budget := w.cfg.MaxRepairBytes
+	mi, fi := 0, 0
+	for mi < len(w.members) || fi < len(frs) {
+		var sn wire.SequenceNumber
+		var fr *fragRequest
+		if fi < len(frs) && (mi == len(w.members) || frs[fi].sn < w.members[mi]) {
+			fr = &frs[fi]
+			sn = fr.sn
+			fi++
+		} else {
+			sn = w.members[mi]
+			mi++
+			if fi < len(frs) && frs[fi].sn == sn {
+				fi++ // the whole sample covers the fragments
+			}
+		}
 		if sn < 1 || sn > w.lastSN {
 			continue
 		}
@@ -764,25 +786,32 @@ func (w *Writer) repair(now int64, p *readerProxy) {
 			w.gaps = append(w.gaps, sn)
 			continue
 		}
-		w.appendChange(c, p.guid.Entity, 1, 0, false)
-		w.st.Resends++
-	}
-	for i := 0; i < p.nFrag; i++ {
-		fr := &p.fragReq[i]
-		c := w.hist.get(fr.sn)
-		if fr.sn < first || c == nil {
-			w.gaps = append(w.gaps, fr.sn)
-			continue
+		if budget <= 0 {
+			w.st.RepairsDeferred++
+			continue // asked again after the HEARTBEAT below
 		}
 		if !w.fragmented(c) {
+			budget -= len(c.payload)
 			w.appendChange(c, p.guid.Entity, 1, 0, false)
 			w.st.Resends++
 			continue
 		}
 		nf := w.numFrags(c)
+		if fr == nil {
+			// whole sample: the first budget's worth of fragments; the
+			// reader asks for the rest with NACK_FRAG
+			n := uint32(min(int64(nf), int64(budget/w.cfg.FragmentSize)+1))
+			w.appendChange(c, p.guid.Entity, 1, n, false)
+			budget -= int(n) * w.cfg.FragmentSize
+			w.st.Resends++
+			if n < nf {
+				w.st.RepairsDeferred++
+			}
+			continue
+		}
 		w.fmembers = fr.set.AppendMembers(w.fmembers[:0])
 		k := uint32(w.fragsPerMsg(c))
-		for j := 0; j < len(w.fmembers); {
+		for j := 0; j < len(w.fmembers) && budget > 0; {
 			start := w.fmembers[j]
 			if start < 1 || start > nf {
 				j++
@@ -794,6 +823,7 @@ func (w *Writer) repair(now int64, p *readerProxy) {
 			}
 			w.appendChange(c, p.guid.Entity, start, run, false)
 			w.st.FragResends += uint64(run)
+			budget -= int(run) * w.cfg.FragmentSize
 			j += int(run)
 		}
 	}
