@@ -67,8 +67,6 @@ type writerProxy struct {
 	hbfCount     wire.Count
 	syncAt       int64
 	ackAt        int64
-	ackCount     wire.Count
-	nfCount      wire.Count
 	preemptAt    int64
 	slots        []slot
 	nbuf         int
@@ -93,6 +91,10 @@ type Reader struct {
 	buf   []byte
 	smp   Sample
 	reasm int
+	// ACKNACK and NACK_FRAG counts are reader-wide, so they keep
+	// increasing for a writer that is unmatched and matched again.
+	ackCount wire.Count
+	nfCount  wire.Count
 
 	st ReaderStats
 }
@@ -914,12 +916,12 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 			set.Add(sn)
 		}
 	}
-	p.ackCount++
+	r.ackCount++
 	r.b.AckNack(&wire.AckNack{
 		ReaderID:      r.cfg.GUID.Entity,
 		WriterID:      p.guid.Entity,
 		ReaderSNState: set,
-		Count:         p.ackCount,
+		Count:         r.ackCount,
 		Final:         set.Empty() && p.gotHB,
 	})
 	r.st.AckNacksSent++
@@ -948,13 +950,13 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 			if fset.Base == 0 {
 				continue
 			}
-			p.nfCount++
+			r.nfCount++
 			if r.b.NackFrag(&wire.NackFrag{
 				ReaderID:            r.cfg.GUID.Entity,
 				WriterID:            p.guid.Entity,
 				WriterSN:            e.sn,
 				FragmentNumberState: fset,
-				Count:               p.nfCount,
+				Count:               r.nfCount,
 			}) == nil {
 				r.st.NackFragsSent++
 			}

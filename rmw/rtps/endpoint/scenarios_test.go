@@ -472,3 +472,29 @@ func TestMultipleReaders(t *testing.T) {
 		t.Errorf("writer %+v", s)
 	}
 }
+
+// ACKNACK counts keep increasing across an unmatch and a new match of the
+// same writer (the remote writer may still hold the old count).
+func TestAckCountsSurviveRematch(t *testing.T) {
+	var counts []wire.Count
+	r, _ := NewReader(ReaderConfig{GUID: guidR}, OutputFunc(func(to []wire.Locator, msg []byte) {
+		forEach(msg, func(rs *wire.ReceiverState, sm *wire.Submessage) {
+			if sm.ID == wire.SubmsgAckNack {
+				counts = append(counts, sm.AckNack.Count)
+			}
+		})
+	}), func(Sample) {})
+	for i := range 3 {
+		r.MatchWriter(int64(i)*10e9, guidW, []wire.Locator{locW}, true)
+		r.Tick(int64(i)*10e9 + 2e9)
+		r.UnmatchWriter(guidW)
+	}
+	if len(counts) < 6 {
+		t.Fatalf("counts %v", counts)
+	}
+	for i := 1; i < len(counts); i++ {
+		if counts[i] <= counts[i-1] {
+			t.Fatalf("counts %v not increasing", counts)
+		}
+	}
+}
