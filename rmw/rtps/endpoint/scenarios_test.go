@@ -498,3 +498,20 @@ func TestAckCountsSurviveRematch(t *testing.T) {
 		}
 	}
 }
+
+// With InitialSyncTimeout negative a reliable proxy starts at the first SN
+// it receives (Cyclone's behaviour for volatile readers).
+func TestStartAtFirstReceived(t *testing.T) {
+	var got []wire.SequenceNumber
+	r, _ := NewReader(ReaderConfig{GUID: guidR, InitialSyncTimeout: -1}, OutputFunc(func([]wire.Locator, []byte) {}),
+		func(s Sample) { got = append(got, s.SN) })
+	r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
+	src := wire.ReceiverState{SourcePrefix: prefixW}
+	for _, sn := range []wire.SequenceNumber{5, 4, 7, 6} {
+		sm := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn, SerializedPayload: []byte{0, 1, 0, 0}}}
+		r.HandleSubmessage(0, &src, &sm)
+	}
+	if len(got) != 3 || got[0] != 5 || got[1] != 6 || got[2] != 7 || r.Stats().Duplicates != 1 {
+		t.Fatalf("got %v %+v", got, r.Stats())
+	}
+}
