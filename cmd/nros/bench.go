@@ -178,7 +178,7 @@ func (e *cliEnv) pingpong(ctx context.Context, prog string, args []string, settl
 		if ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("no pong matched within %.1f s", o.waitTimeout)
+		return fatalError{fmt.Sprintf("no pong matched within %.1f s", o.waitTimeout)}
 	}
 	if e.clock.SleepUntil(ctx, e.clock.Now().Add(o.settle)) != nil {
 		return nil
@@ -323,7 +323,7 @@ func (p *pinger) throughput() error {
 		}
 	}
 	if tries == 25 {
-		return fmt.Errorf("pong did not acknowledge the throughput start")
+		return fatalError{"pong did not acknowledge the throughput start"}
 	}
 	sent := int64(0)
 	t0 := mono()

@@ -96,13 +96,22 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// fatalError is a failure the reference peers report with exit status 2
+// (their fatal()), such as no peer matching in time.
+type fatalError struct{ msg string }
+
+func (e fatalError) Error() string { return e.msg }
+
 // exitCode prints err (prefixed with the command) and maps it to an exit
-// status: 0 for nil and -h, 2 for usage errors, 1 otherwise.
+// status: 0 for nil and -h, 2 for usage and fatal errors, 1 otherwise.
 func exitCode(stderr io.Writer, prog string, err error) int {
 	var ue usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, new(fatalError)):
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 2
 	case errors.As(err, &ue):
 		if ue.msg != "" { // an empty message: the flag package has spoken
 			fmt.Fprintf(stderr, "%s: %s\n", prog, ue.msg)

@@ -166,3 +166,56 @@ func FuzzFillMessage(f *testing.F) {
 		}
 	})
 }
+
+// Bad command lines exit 2 with a message on stderr and nothing on stdout.
+func TestNewCommandsBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"clock", "--hz", "0"},
+		{"clock", "--hz", "-5"},
+		{"clock", "--script", "play fast"},
+		{"clock", "--script", ""},
+		{"clock", "extra"},
+		{"clock", "--frequency", "3"},
+		{"clock", "--topic", "bad topic!"},
+		{"clock", "--ros-args", "--bogus"},
+		{"topic"},
+		{"topic", "list-everything"},
+		{"topic", "echo"},
+		{"topic", "echo", "/a", "std_msgs/String", "extra"},
+		{"topic", "echo", "/a"},
+		{"topic", "echo", "/a", "std_msgs/Nope"},
+		{"topic", "echo", "/a", "std_msgs/String", "--count", "-1"},
+		{"topic", "echo", "/a", "std_msgs/String", "--qos-reliability", "sometimes"},
+		{"topic", "echo", "/a b", "std_msgs/String"},
+		{"topic", "pub", "/a"},
+		{"topic", "pub", "/a", "std_msgs/String", "{nope: 1}"},
+		{"topic", "pub", "/a", "std_msgs/String", "{data: hi}", "--rate", "0"},
+		{"topic", "pub", "/a", "std_msgs/String", "{data: hi}", "--times", "-2"},
+		{"topic", "pub", "/a", "rosgraph_msgs/Clock", "{clock: {sec: 1e12}}"},
+		{"topic", "pub", "/a", "std_msgs/String", "{data: hi}", "--qos-depth", "0"},
+		{"topic", "pub", "/a", "std_msgs/String", "{data: hi}", "--ros-args", "-r"},
+		{"bench"},
+		{"bench", "pingpang"},
+		{"bench", "pingpong"},
+		{"bench", "pingpong", "pang"},
+		{"bench", "pingpong", "ping", "--mode", "fast"},
+		{"bench", "pingpong", "ping", "--size", "-1"},
+		{"bench", "pingpong", "ping", "--count", "-1"},
+		{"bench", "pingpong", "pong", "--best-effort", "--reliable"},
+		{"bench", "pingpong", "pong", "--size", "x"},
+		{"bench", "pingpong", "pong", "--ros-args", "--log-level", "loud"},
+	} {
+		var out, errb bytes.Buffer
+		done := runAsync(func() int { return run(args, &out, &errb) })
+		select {
+		case code := <-done:
+			if code != 2 {
+				t.Errorf("%q: exit %d, want 2 (stderr %q)", args, code, errb.String())
+			} else if errb.Len() == 0 || out.Len() != 0 {
+				t.Errorf("%q: stderr %q, stdout %q", args, errb.String(), out.String())
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatalf("%q: still running", args)
+		}
+	}
+}
