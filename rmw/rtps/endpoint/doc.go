@@ -41,9 +41,11 @@
 // Reliable reader proxies get: a HEARTBEAT on match (non-final), periodic
 // non-final HEARTBEATs while they have not acknowledged everything, repairs
 // (DATA/DATA_FRAG to their locators, prefixed by INFO_DST and INFO_TS) for
-// SNs their ACKNACK or NACK_FRAG requests, after NackResponseDelay, and GAP
-// for requested SNs that are no longer available (overwritten, or written
-// before a volatile reader matched). A transient-local reader gets the
+// SNs their ACKNACK or NACK_FRAG requests, after NackResponseDelay, lowest
+// SN first and at most MaxRepairBytes per round (the reader asks again for
+// the rest), and GAP for requested SNs that are no longer available
+// (overwritten, or written before a volatile reader matched). A
+// transient-local reader gets the
 // history: reliable ones by HEARTBEAT and repair, best-effort ones by a
 // direct push on match.
 //
@@ -77,13 +79,18 @@
 // HEARTBEAT's firstSN as lost, and ask for missing fragments with
 // NACK_FRAG (on HEARTBEAT and HEARTBEAT_FRAG). DATA_FRAG reassembly has
 // bounded memory (MaxSampleSize, MaxFragmentedSamples per writer,
-// MaxReassemblyBytes per reader); incomplete samples that are superseded
-// are dropped.
+// MaxReassemblyBytes per reader, which also bounds the out-of-order
+// buffers); incomplete samples that are superseded are dropped. A DATA
+// without payload (dispose/unregister, as SPDP and SEDP send) is delivered
+// with a nil Payload and its inline QoS.
 //
 // A reliable proxy starts unsynchronised: it buffers what arrives until the
 // first HEARTBEAT tells it where the writer's history starts (or, for
 // writers slow to send one, until InitialSyncTimeout has passed, after
-// which it starts at the lowest SN it holds).
+// which it starts at the lowest SN it holds; a negative InitialSyncTimeout
+// starts at the first SN received, as Cyclone does for volatile readers).
+// ACKNACK and NACK_FRAG counts are reader-wide, so they keep increasing
+// when a writer is matched again.
 //
 // # Robustness
 //
