@@ -1,6 +1,7 @@
 package rtps
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -214,7 +215,8 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	return s, nil
 }
 
-// remoteSample is the endpoint.Reader deliver callback (t.mu held).
+// remoteSample is the endpoint.Reader deliver callback (t.mu held): the
+// sample is copied and queued, and handed out once t.mu is released.
 func (s *Subscription) remoteSample(smp endpoint.Sample) {
 	if smp.Payload == nil || smp.Key || s.closed.Load() {
 		return
@@ -224,7 +226,12 @@ func (s *Subscription) remoteSample(smp endpoint.Sample) {
 		ts = smp.SourceTimestamp
 	}
 	s.t.st.Delivered++
-	s.deliver(rmw.Sample{Data: smp.Payload, SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()})
+	out := rmw.Sample{Data: bytes.Clone(smp.Payload), SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()}
+	s.t.callbacks = append(s.t.callbacks, func() {
+		if !s.closed.Load() {
+			s.deliver(out)
+		}
+	})
 }
 
 // pairLocal matches a publisher and a subscription of this Transport.

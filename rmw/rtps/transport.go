@@ -17,12 +17,15 @@
 //
 // A Transport runs one receive goroutine per socket and one timer goroutine
 // (SPDP, leases, heartbeats, repairs). All protocol state is guarded by one
-// mutex. Deliver functions run on a receive goroutine (remote samples, in
-// order per writer) or on the publishing goroutine (samples of a publisher
-// of the same Transport, which are handed over directly, without a socket);
-// they must not call back into the Transport. OnEvent functions run with no
-// lock held, on whichever goroutine caused the event. Close stops every
-// goroutine and waits for them.
+// mutex, which is never held while user code runs. Remote samples (copied
+// out of the receive buffer) and events are queued under the mutex and
+// handed out after it is released, one goroutine at a time, in queue order:
+// samples of one writer arrive in order, after the match event. Samples of
+// a publisher of the same Transport are handed over directly on the
+// publishing goroutine, without a socket. Deliver and OnEvent functions may
+// call the Transport (publish, create or close endpoints), but should not
+// block: they hold up the receive goroutine that runs them. Close stops
+// every goroutine and waits for them.
 //
 // # Safety
 //
@@ -113,7 +116,7 @@ type Transport struct {
 	remR       map[wire.GUID]*discovery.Endpoint
 	route      map[wire.GUID][]*Subscription // remote writer -> matched local readers
 	entitySeq  uint32
-	events     []pendingEvent
+	callbacks  []func() // events and remote samples to hand out, in order
 	st         Stats
 	acks       discovery.AckCounts
 	graph      *Publisher
@@ -130,11 +133,6 @@ type Transport struct {
 }
 
 var _ rmw.Transport = (*Transport)(nil)
-
-type pendingEvent struct {
-	fn func(rmw.Event)
-	ev rmw.Event
-}
 
 // New creates the participant: it binds its sockets, starts its goroutines
 // and begins announcing itself.
@@ -486,11 +484,13 @@ func (t *Transport) finishLocked() {
 }
 
 func (t *Transport) dispatch() {
-	// One goroutine drains at a time; an OnEvent function that calls the
-	// transport (and so comes back here) leaves its events to the
-	// drainer already running, which keeps the order of events.
+	// One goroutine hands out callbacks at a time, in the order they were
+	// queued (so per writer samples stay in order, and a match event
+	// comes before the first sample). A callback that calls the
+	// transport (and so comes back here) leaves what it queues to the
+	// drainer already running.
 	t.mu.Lock()
-	if t.draining || len(t.events) == 0 {
+	if t.draining || len(t.callbacks) == 0 {
 		t.mu.Unlock()
 		return
 	}
@@ -501,16 +501,15 @@ func (t *Transport) dispatch() {
 		t.mu.Unlock()
 	}()
 	for {
-		evs := t.events
-		t.events = nil
+		cbs := t.callbacks
+		t.callbacks = nil
 		t.mu.Unlock()
-		if len(evs) == 0 {
+		if len(cbs) == 0 {
 			return
 		}
-		for _, e := range evs {
-			if e.fn != nil {
-				e.fn(e.ev)
-			}
+		for i, cb := range cbs {
+			cb()
+			cbs[i] = nil
 		}
 		t.mu.Lock()
 	}
@@ -518,7 +517,7 @@ func (t *Transport) dispatch() {
 
 func (t *Transport) queue(fn func(rmw.Event), ev rmw.Event) {
 	if fn != nil {
-		t.events = append(t.events, pendingEvent{fn, ev})
+		t.callbacks = append(t.callbacks, func() { fn(ev) })
 	}
 }
 
@@ -602,7 +601,7 @@ func (t *Transport) Close() error {
 	for _, s := range t.subs {
 		s.closed.Store(true)
 	}
-	t.events = nil
+	t.callbacks = nil
 	t.ackCond.Broadcast()
 	// An OnEvent function may run on a receive or timer goroutine; if
 	// it is the one closing, waiting for that goroutine would never end.

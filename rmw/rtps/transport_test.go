@@ -395,3 +395,42 @@ func TestEventCallbackReentrant(t *testing.T) {
 		}
 	})
 }
+
+// TestDeliverMayPublish: a deliver function may publish (an echo server
+// without a goroutine of its own), and may close its own subscription.
+func TestDeliverMayPublish(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		a := newMem(t, nw, nil)
+		defer a.Close()
+		b := newMem(t, nw, nil)
+		defer b.Close()
+		ping := mustPub(t, a, "/ping", reliable, nil)
+		pong := mustPub(t, b, "/pong", reliable, nil)
+		var sub rmw.Subscription
+		n := 0
+		sub, err := b.NewSubscription(node, "/ping", strType, reliable, func(s rmw.Sample) {
+			if err := pong.Publish(s.Data); err != nil {
+				t.Error(err)
+			}
+			if n++; n == 5 {
+				sub.Close()
+			}
+		}, rmw.EndpointOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &inbox{t: t}
+		mustSub(t, a, "/pong", reliable, in)
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		for _, s := range seq("p", 8) {
+			ping.Publish(str(s))
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, seq("p", 5)) {
+			t.Fatalf("echoed %q", got)
+		}
+	})
+}
