@@ -41,6 +41,11 @@ for tool in idlc gcc g++; do
 done
 
 mkdir -p "$out/gen"
+# Several `go test` processes may build at once: one at a time.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$out/.lock"
+  flock 9
+fi
 # stale: TARGET DEPS... -> true when TARGET is missing or older than a dep
 stale() {
   target=$1; shift

@@ -6,8 +6,8 @@ int main(int argc, char **argv) {
   common_opts c;
   const char *topic = "/chatter", *prefix = CHATTER_PREFIX;
   double hz = 10, timeout = 30, settle = 0.3, linger = 0.2;
-  long count = 10, size = 0, depth = 10, wait_subs = 0, i;
-  int best_effort = 0, tl = 0, rc = EXIT_OK;
+  long count = 10, size = 0, depth = 10, wait_subs = 0, first = 1, i;
+  int best_effort = 0, tl = 0, rc = EXIT_OK, gate = 0;
   char dds_name[256];
   g_prog = "chatterpub_cyclone";
   common_defaults(&c, g_prog);
@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
     const flag_t fl[] = {
       {"topic", FLAG_STRING, &topic, "ROS topic (/chatter)"},
       {"count", FLAG_INT, &count, "samples to publish (10)"},
+      {"first", FLAG_INT, &first, "sequence number of the first sample (1)"},
       {"hz", FLAG_DOUBLE, &hz, "samples per second (10)"},
       {"prefix", FLAG_STRING, &prefix, "text before the sequence number ('Hello World: ')"},
       {"size", FLAG_INT, &size, "pad each string with '.' to BYTES characters"},
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
       {"wait-timeout", FLAG_DOUBLE, &timeout, "same as --timeout"},
       {"settle", FLAG_DOUBLE, &settle, "seconds to wait after matching (0.3)"},
       {"linger", FLAG_DOUBLE, &linger, "seconds to stay after the last sample (0.2)"},
+      {"gate", FLAG_BOOL, &gate, "after matching, wait for a line on stdin before publishing"},
       COMMON_FLAGS(c),
     };
     flags_parse(argc, argv, 1, "[flags]  prints 'wall_ns len data-prefix' per sample", fl, sizeof fl / sizeof fl[0]);
@@ -42,11 +44,13 @@ int main(int argc, char **argv) {
   if (wait_subs > 0) {
     if (cy_wait_readers(w, wait_subs, timeout) < 0) fatal("no %ld subscriber(s) within %.1f s", wait_subs, timeout);
     nap(secs_to_ns(settle));
+    fprintf(stderr, "%s: matched %ld subscriber(s)\n", g_prog, wait_subs);
   }
+  if (gate) gate_wait();
   size_t cap = (size_t)size + strlen(prefix) + 32;
   char *text = (char *)malloc(cap);
   int64_t period = (int64_t)(1e9 / hz + 0.5), next = mono_ns();
-  for (i = 1; i <= count; i++, next += period) {
+  for (i = first; i < first + count; i++, next += period) {
     std_msgs_msg_dds__String_ m;
     size_t len;
     int64_t w0;

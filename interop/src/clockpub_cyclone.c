@@ -14,7 +14,7 @@ int main(int argc, char **argv) {
   const char *script = "start=0;play 1x 5s", *topic = "/clock";
   double hz = 100, wait_timeout = 30, settle = 0.3, linger = 0.2;
   long wait_subs = 0, depth = 1;
-  int reliable = 0, dry = 0;
+  int reliable = 0, dry = 0, gate = 0;
   char dds_name[256], err[512];
   static clock_script sc;
   g_prog = "clockpub_cyclone";
@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
       {"reliable", FLAG_BOOL, &reliable, "RELIABLE instead of ClockQoS best effort"},
       {"depth", FLAG_INT, &depth, "KEEP_LAST depth (1)"},
       {"dry-run", FLAG_BOOL, &dry, "print the samples at once, publish nothing"},
+      {"gate", FLAG_BOOL, &gate, "after matching, wait for a line on stdin before publishing"},
       COMMON_FLAGS(c),
     };
     flags_parse(argc, argv, 1, "[flags]  prints 'wall_ns sec nanosec' per sample", fl, sizeof fl / sizeof fl[0]);
@@ -52,7 +53,9 @@ int main(int argc, char **argv) {
   if (wait_subs > 0) {
     if (cy_wait_readers(w, wait_subs, wait_timeout) < 0) fatal("no %ld subscriber(s) within %.1f s", wait_subs, wait_timeout);
     nap(secs_to_ns(settle));
+    fprintf(stderr, "%s: matched %ld subscriber(s)\n", g_prog, wait_subs);
   }
+  if (gate) gate_wait();
   long k = clock_script_play(&sc, (int64_t)(1e9 / hz + 0.5), publish, &w, 0);
   fprintf(stderr, "%s: %ld samples on %s, domain %ld\n", g_prog, k, dds_name, c.domain);
   nap(secs_to_ns(linger));

@@ -31,13 +31,16 @@ int main(int argc, char **argv) {
   dds_entity_t ws = cy_waitset(&n, r);
   cy_announce(&n, &r, 1, NULL, 0);
   int64_t deadline = mono_ns() + secs_to_ns(timeout);
+  match_seen matched = {0, 0};
   while (count == 0 || got < count) {
     void *buf[16] = {NULL};
+    dds_subscription_matched_status_t ms;
     dds_sample_info_t info[16];
     int64_t left = deadline - mono_ns();
     int m, i;
     if (left <= 0) break;
-    dds_waitset_wait(ws, NULL, 0, left);
+    dds_waitset_wait(ws, NULL, 0, left < DDS_MSECS(50) ? left : DDS_MSECS(50));
+    if (dds_get_subscription_matched_status(r, &ms) == 0) report_matched(&matched, (long)ms.current_count, (long)ms.total_count, "publisher(s)");
     while ((m = dds_take(r, buf, info, 16, 16)) > 0) {
       int64_t now = wall_ns();
       for (i = 0; i < m; i++) {

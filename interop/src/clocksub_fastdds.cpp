@@ -33,10 +33,13 @@ int main(int argc, char **argv) {
     int64_t deadline = mono_ns() + secs_to_ns(timeout);
     ClockMsg m;
     fdds::SampleInfo info;
+    match_seen matched = {0, 0};
     while (count == 0 || got < count) {
+      fdds::SubscriptionMatchedStatus ms;
       int64_t left = deadline - mono_ns();
       if (left <= 0) break;
       r->wait_for_unread_message(fd_duration(left < 50000000 ? left : 50000000));
+      if (r->get_subscription_matched_status(ms) == ReturnCode_t::RETCODE_OK) report_matched(&matched, ms.current_count, ms.total_count, "publisher(s)");
       while ((count == 0 || got < count) && r->take_next_sample(&m, &info) == ReturnCode_t::RETCODE_OK) {
         if (!info.valid_data) continue;
         printf("%lld %d %u\n", (long long)wall_ns(), (int)m.sec, (unsigned)m.nanosec);

@@ -210,6 +210,31 @@ static inline void common_check(const common_opts *c) {
   if (c->domain < 0 || c->domain > 232) fatal("--domain must be in 0..232");
 }
 
+/* Prints "<prog>: matched N <what> (T so far)" on stderr whenever the
+ * current count N or the cumulative count T changes, so a test driving
+ * the peer can tell when discovery is done. */
+typedef struct {
+  long current, total;
+} match_seen;
+
+static inline void report_matched(match_seen *seen, long current, long total, const char *what) {
+  if (current == seen->current && total == seen->total) return;
+  seen->current = current;
+  seen->total = total;
+  fprintf(stderr, "%s: matched %ld %s (%ld so far)\n", g_prog, current, what, total);
+  fflush(stderr);
+}
+
+/* --gate: after matching, block until a line (or EOF) arrives on stdin.
+ * Lets a test start publishing only once the subscriber side reports its
+ * own match (reader-side discovery can lag behind the writer's). */
+static inline void gate_wait(void) {
+  char line[64];
+  fprintf(stderr, "%s: gated, waiting for a line on stdin\n", g_prog);
+  fflush(stderr);
+  if (!fgets(line, sizeof line, stdin)) clearerr(stdin);
+}
+
 /* ------------------------------------------------------------------ */
 /* topic names                                                          */
 
