@@ -51,10 +51,11 @@ type Subscription struct {
 	deliver func(rmw.Sample)
 	onEvent func(rmw.Event)
 
-	closed  atomic.Bool
-	remote  map[wire.GUID]bool // guarded by t.mu
-	local   []*Publisher       // guarded by t.mu
-	refused map[wire.GUID]bool // guarded by t.mu
+	closed   atomic.Bool
+	internal bool
+	remote   map[wire.GUID]bool // guarded by t.mu
+	local    []*Publisher       // guarded by t.mu
+	refused  map[wire.GUID]bool // guarded by t.mu
 }
 
 var _ rmw.Subscription = (*Subscription)(nil)
@@ -140,8 +141,9 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 
 // NewSubscription creates a reader on rt<topic> and announces it.
 // Transient-local history of matching publishers of this Transport is
-// delivered before it returns; remote history arrives through the
-// protocol.
+// delivered before it returns (unless another goroutine is handing out
+// callbacks at that moment; it then delivers them, first); remote history
+// arrives through the protocol.
 func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, qos rmw.QoS, deliver func(rmw.Sample), opts rmw.EndpointOptions) (rmw.Subscription, error) {
 	dt, dtype, err := names(topic, typeName)
 	if err != nil {
@@ -150,19 +152,30 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	if deliver == nil {
 		return nil, fmt.Errorf("rtps: nil deliver function for %q", topic)
 	}
-	qos = qos.Normalize()
 	t.mu.Lock()
-	if t.closed {
+	s, err := t.newSubscriptionLocked(node, dt, dtype, qos, deliver, opts, false)
+	if err != nil {
 		t.mu.Unlock()
+		return nil, err
+	}
+	t.graphDirty = true
+	t.kickNeeded = true
+	t.finishLocked()
+	return s, nil
+}
+
+func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, qos rmw.QoS, deliver func(rmw.Sample), opts rmw.EndpointOptions, internal bool) (*Subscription, error) {
+	if t.closed {
 		return nil, ErrClosed
 	}
+	qos = qos.Normalize()
 	guid := wire.GUID{Prefix: t.prefix, Entity: t.newEntityLocked(wire.EntityKindReaderNoKey)}
 	ed := wire.NewEndpointData(false)
 	ed.EndpointGUID = guid
 	ed.TopicName, ed.TypeName = dt, dtype
 	discovery.SetQoS(&ed, qos, false)
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
-		remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
+		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
 	rc := endpoint.ReaderConfig{
 		GUID:        guid,
 		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
@@ -176,20 +189,21 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	}
 	r, err := endpoint.NewReader(rc, endpoint.OutputFunc(t.send), s.remoteSample)
 	if err != nil {
-		t.mu.Unlock()
 		return nil, fmt.Errorf("rtps: reader for %s: %w", dt, err)
 	}
 	s.r = r
 	t.subs[guid.Entity] = s
 	now := t.cfg.Clock.Now()
-	var replay []rmw.Sample
 	for _, p := range t.pubs {
 		if p.ed.TopicName == dt && t.pairLocal(p, s) && qos.Durability == rmw.TransientLocal {
 			h := p.hist
 			if qos.History == rmw.KeepLast && len(h) > qos.Depth {
 				h = h[len(h)-qos.Depth:]
 			}
-			replay = append(replay, h...)
+			for _, smp := range h {
+				t.st.Delivered++
+				s.queueLocked(smp)
+			}
 		}
 	}
 	for _, e := range t.remW {
@@ -200,19 +214,17 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	if err := t.disc.Announce(now, &s.ed); err != nil {
 		t.cfg.Logf("rtps: announce %s: %v", dt, err)
 	}
-	t.graphDirty = true
-	t.kickNeeded = true
-	t.finishLocked()
-	for _, smp := range replay {
-		if s.closed.Load() {
-			break
-		}
-		s.deliver(smp)
-		t.mu.Lock()
-		t.st.Delivered++
-		t.mu.Unlock()
-	}
 	return s, nil
+}
+
+// queueLocked queues smp (whose Data the caller no longer touches) for
+// delivery to s once t.mu is released.
+func (s *Subscription) queueLocked(smp rmw.Sample) {
+	s.t.callbacks = append(s.t.callbacks, func() {
+		if !s.closed.Load() {
+			s.deliver(smp)
+		}
+	})
 }
 
 // remoteSample is the endpoint.Reader deliver callback (t.mu held): the
@@ -226,16 +238,14 @@ func (s *Subscription) remoteSample(smp endpoint.Sample) {
 		ts = smp.SourceTimestamp
 	}
 	s.t.st.Delivered++
-	out := rmw.Sample{Data: bytes.Clone(smp.Payload), SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()}
-	s.t.callbacks = append(s.t.callbacks, func() {
-		if !s.closed.Load() {
-			s.deliver(out)
-		}
-	})
+	s.queueLocked(rmw.Sample{Data: bytes.Clone(smp.Payload), SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()})
 }
 
 // pairLocal matches a publisher and a subscription of this Transport.
 func (t *Transport) pairLocal(p *Publisher, s *Subscription) bool {
+	if p.internal || s.internal {
+		return false // the graph endpoints ignore their own participant
+	}
 	if pol := discovery.Incompatible(&p.ed, &s.ed); pol != "" {
 		t.st.IncompatibleQoS++
 		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(s.guid)})
@@ -302,6 +312,9 @@ func (t *Transport) pairRemoteWriter(now int64, s *Subscription, e *discovery.En
 	if !s.remote[g] {
 		s.remote[g] = true
 		t.route[g] = append(t.route[g], s)
+		if reliable {
+			t.replayHeartbeatLocked(now, s, g)
+		}
 		t.queue(s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
 	}
 }
@@ -329,6 +342,7 @@ func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
 
 func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
 	t := (*Transport)(l)
+	delete(t.remoteGraph, p.Data.GuidPrefix)
 	t.cfg.Logf("rtps: participant %v lost (expired %v)", p.Data.GuidPrefix, expired)
 }
 
@@ -363,6 +377,7 @@ func (l *listener) EndpointLost(e *discovery.Endpoint) {
 	g := e.GUID()
 	if e.Writer {
 		delete(t.remW, g)
+		delete(t.stashedHB, g)
 		for _, s := range t.route[g] {
 			delete(s.remote, g)
 			s.r.UnmatchWriter(g)
@@ -387,7 +402,9 @@ func (l *listener) EndpointLost(e *discovery.Endpoint) {
 }
 
 // Publish sends data to every matched reader: remote ones through the
-// writer, local ones by direct call before Publish returns. A KEEP_ALL
+// writer, local ones through the callback queue, before Publish returns
+// unless another goroutine is handing out callbacks (it then delivers
+// them, in order). A KEEP_ALL
 // reliable publisher whose history is full of unacknowledged samples waits
 // up to 100 ms for acknowledgements, then fails.
 func (p *Publisher) Publish(data []byte) error {
@@ -414,25 +431,26 @@ func (p *Publisher) Publish(data []byte) error {
 	t.st.Published++
 	smp := rmw.Sample{Data: data, SourceTimestamp: ts, PublisherGID: p.guid.Bytes()}
 	if p.histCap > 0 {
-		c := smp
-		c.Data = slices.Clone(data)
 		if len(p.hist) >= p.histCap {
 			p.hist = slices.Delete(p.hist, 0, len(p.hist)-p.histCap+1)
 		}
-		p.hist = append(p.hist, c)
+		h := smp
+		h.Data = slices.Clone(data)
+		p.hist = append(p.hist, h)
 	}
-	local := slices.Clone(p.local)
-	t.st.Delivered += uint64(len(local))
+	if len(p.local) > 0 {
+		smp.Data = slices.Clone(data)
+	}
+	for _, s := range p.local {
+		t.st.Delivered++
+		s.queueLocked(smp)
+	}
 	kick := p.w.NextDeadline() < t.sleepUntil
 	t.mu.Unlock()
 	if kick {
 		t.kick()
 	}
-	for _, s := range local {
-		if !s.closed.Load() {
-			s.deliver(smp)
-		}
-	}
+	t.dispatch()
 	return nil
 }
 

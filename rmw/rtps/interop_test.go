@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -221,6 +222,31 @@ func testChatter(t *testing.T, pubName string, size int) {
 		args = append(args, "--size", fmt.Sprint(size))
 	}
 	p := startPeer(t, dir, pubName, args...)
+	// The peer's node shows up from its ros_discovery_info (Humble Gid
+	// layout), and owns the writer.
+	defer func() {
+		if t.Failed() {
+			tr.mu.Lock()
+			for _, s := range tr.subs {
+				if s.internal {
+					t.Logf("graph reader %+v", s.r.Stats())
+				}
+			}
+			tr.mu.Unlock()
+		}
+	}()
+	waitUntil(t, "peer node", 5*time.Second, func() bool {
+		for _, e := range tr.Endpoints("/chatter") {
+			if e.Publisher && e.Node == (rmw.NodeInfo{Name: pubName, Namespace: "/"}) {
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("graph samples %d", tr.Stats().GraphSamples)
+	if !slices.Contains(tr.Nodes(), rmw.NodeInfo{Name: pubName, Namespace: "/"}) {
+		t.Errorf("nodes %v", tr.Nodes())
+	}
 	if err := p.wait(t, 40*time.Second); err != nil {
 		t.Fatalf("%s: %v\n%s", pubName, err, p.errb.String())
 	}

@@ -87,8 +87,12 @@ type Stats struct {
 	// IncompatibleQoS counts (local, remote or local) endpoint pairs on
 	// one topic refused by the QoS rules or type names, each pair once.
 	IncompatibleQoS uint64
-	Publishers      int // open user publishers
-	Subscriptions   int // open user subscriptions
+	// BadGraphSamples counts ros_discovery_info samples that did not
+	// decode or spoke for another participant.
+	BadGraphSamples uint64
+	GraphSamples    uint64 // ros_discovery_info samples received from peers
+	Publishers      int    // open user publishers
+	Subscriptions   int    // open user subscriptions
 	Published       uint64
 	Delivered       uint64 // deliver calls (remote and local)
 	Discovery       discovery.Stats
@@ -106,21 +110,27 @@ type Transport struct {
 	peers    []netip.Addr
 	bindAddr netip.Addr
 
-	mu         sync.Mutex
-	ackCond    *sync.Cond
-	closed     bool
-	disc       *discovery.Discovery
-	pubs       map[wire.EntityID]*Publisher
-	subs       map[wire.EntityID]*Subscription
-	remW       map[wire.GUID]*discovery.Endpoint
-	remR       map[wire.GUID]*discovery.Endpoint
-	route      map[wire.GUID][]*Subscription // remote writer -> matched local readers
-	entitySeq  uint32
-	callbacks  []func() // events and remote samples to hand out, in order
-	st         Stats
-	acks       discovery.AckCounts
-	graph      *Publisher
-	graphDirty bool
+	mu        sync.Mutex
+	ackCond   *sync.Cond
+	closed    bool
+	disc      *discovery.Discovery
+	pubs      map[wire.EntityID]*Publisher
+	subs      map[wire.EntityID]*Subscription
+	remW      map[wire.GUID]*discovery.Endpoint
+	remR      map[wire.GUID]*discovery.Endpoint
+	route     map[wire.GUID][]*Subscription // remote writer -> matched local readers
+	entitySeq uint32
+	callbacks []func() // events and remote samples to hand out, in order
+	st        Stats
+	acks      discovery.AckCounts
+	// stashedHB keeps the latest HEARTBEAT of remote writers we have not
+	// matched (yet): see stashHeartbeatLocked.
+	stashedHB map[wire.GUID]stashedHB
+	// remoteGraph is the latest ros_discovery_info of each remote
+	// participant.
+	remoteGraph map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo
+	graph       *Publisher
+	graphDirty  bool
 
 	draining bool // an event dispatch is running (guarded by mu)
 
@@ -143,15 +153,18 @@ func New(cfg Config) (*Transport, error) {
 		return nil, err
 	}
 	t := &Transport{
-		cfg:   cfg,
-		ports: ports,
-		pubs:  map[wire.EntityID]*Publisher{},
-		subs:  map[wire.EntityID]*Subscription{},
-		remW:  map[wire.GUID]*discovery.Endpoint{},
-		remR:  map[wire.GUID]*discovery.Endpoint{},
-		route: map[wire.GUID][]*Subscription{},
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		cfg:       cfg,
+		ports:     ports,
+		pubs:      map[wire.EntityID]*Publisher{},
+		subs:      map[wire.EntityID]*Subscription{},
+		remW:      map[wire.GUID]*discovery.Endpoint{},
+		remR:      map[wire.GUID]*discovery.Endpoint{},
+		route:     map[wire.GUID][]*Subscription{},
+		stashedHB: map[wire.GUID]stashedHB{},
+
+		remoteGraph: map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo{},
+		wake:        make(chan struct{}, 1),
+		done:        make(chan struct{}),
 	}
 	t.ackCond = sync.NewCond(&t.mu)
 	copy(t.prefix[:2], Vendor[:])
@@ -451,7 +464,12 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		default:
 			continue
 		}
-		for _, s := range t.route[r.State.SourceGUID(wid)] {
+		wg := r.State.SourceGUID(wid)
+		routes := t.route[wg]
+		if len(routes) == 0 && sm.ID == wire.SubmsgHeartbeat {
+			t.stashHeartbeatLocked(now, wg, &r.State, &sm.Heartbeat)
+		}
+		for _, s := range routes {
 			if rid == wire.EntityIDUnknown || rid == s.guid.Entity {
 				s.r.HandleSubmessage(now, &r.State, sm)
 				t.touchLocked(s.r.NextDeadline())
@@ -626,7 +644,11 @@ func (t *Transport) Stats() Stats {
 			s.Publishers++
 		}
 	}
-	s.Subscriptions = len(t.subs)
+	for _, sub := range t.subs {
+		if !sub.internal {
+			s.Subscriptions++
+		}
+	}
 	return s
 }
 
@@ -674,7 +696,11 @@ func (t *Transport) startGraph() error {
 	}
 	t.graph = p
 	t.graphDirty = true
-	return nil
+	// The graph reader: keep-last 100 reliable transient-local, enough
+	// for one sample per participant in a burst.
+	rq := rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.TransientLocal, History: rmw.KeepLast, Depth: 100}
+	_, err = t.newSubscriptionLocked(rmw.NodeInfo{}, DiscoveryTopic, DiscoveryType, rq, t.graphSample, rmw.EndpointOptions{}, true)
+	return err
 }
 
 // graphSampleLocked serializes the ParticipantEntitiesInfo of this
@@ -731,4 +757,53 @@ func (t *Transport) graphSampleLocked() []byte {
 		info.NodeEntitiesInfoSeq = append(info.NodeEntitiesInfoSeq, *nodes[k])
 	}
 	return msg.Marshal(&info, true, nil)
+}
+
+// A writer's SEDP announcement can reach us after its first HEARTBEAT to
+// our reader (the peer matched our reader first). Fast DDS does not answer
+// a preemptive ACKNACK and heartbeats only every 3 s, so a short-lived
+// peer's transient-local history (e.g. its ros_discovery_info) would never
+// be asked for. The latest HEARTBEAT of each unmatched writer of a known
+// participant is therefore kept for a while and handed to a reader that
+// matches the writer later.
+const (
+	stashTTL = int64(5e9)
+	maxStash = 1024
+)
+
+type stashedHB struct {
+	rs wire.ReceiverState
+	hb wire.Heartbeat
+	at int64
+}
+
+func (t *Transport) stashHeartbeatLocked(now int64, w wire.GUID, rs *wire.ReceiverState, hb *wire.Heartbeat) {
+	if t.disc.Participant(w.Prefix) == nil || w.Entity.IsBuiltin() {
+		return
+	}
+	if _, ok := t.stashedHB[w]; !ok && len(t.stashedHB) >= maxStash {
+		for g, e := range t.stashedHB {
+			if now-e.at > stashTTL {
+				delete(t.stashedHB, g)
+			}
+		}
+		if len(t.stashedHB) >= maxStash {
+			return
+		}
+	}
+	t.stashedHB[w] = stashedHB{rs: *rs, hb: *hb, at: now}
+}
+
+// replayHeartbeatLocked hands a stashed HEARTBEAT of w to s's reader.
+func (t *Transport) replayHeartbeatLocked(now int64, s *Subscription, w wire.GUID) {
+	e, ok := t.stashedHB[w]
+	if !ok {
+		return
+	}
+	if now-e.at > stashTTL {
+		delete(t.stashedHB, w)
+		return
+	}
+	sm := wire.Submessage{ID: wire.SubmsgHeartbeat, Flags: wire.FlagEndianness, Heartbeat: e.hb}
+	s.r.HandleSubmessage(now, &e.rs, &sm)
 }

@@ -1,0 +1,213 @@
+package rtps
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/discovery"
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+// TopicInfo describes one (topic name, type name) pair in the ROS graph:
+// local and discovered remote endpoints. The fields are those of
+// intra.TopicInfo.
+type TopicInfo struct {
+	Name          string // ROS name, e.g. "/chatter"
+	Type          string // ROS type, e.g. "std_msgs/msg/String"
+	Publishers    int
+	Subscriptions int
+}
+
+// EndpointInfo describes one local or remote endpoint. The fields are
+// those of intra.EndpointInfo.
+type EndpointInfo struct {
+	Topic     string // ROS name
+	Type      string // ROS type
+	Node      rmw.NodeInfo
+	Publisher bool // false: a subscription
+	GID       [16]byte
+	QoS       rmw.QoS // normalized
+	Local     bool    // an endpoint of this Transport
+}
+
+// rosNames maps DDS names back to ROS names: only "rt/" topics are ROS
+// topics; a type that does not demangle is kept as it is.
+func rosNames(ddsTopic, ddsType string) (string, string, bool) {
+	if !strings.HasPrefix(ddsTopic, "rt/") {
+		return "", "", false
+	}
+	typ, err := msg.ROSTypeName(ddsType)
+	if err != nil {
+		typ = ddsType
+	}
+	return ddsTopic[2:], typ, true
+}
+
+// Topics lists every ROS topic with local or discovered endpoints, sorted
+// by name then type. A name used with two types appears twice.
+func (t *Transport) Topics() []TopicInfo {
+	var out []TopicInfo
+	for _, e := range t.Endpoints("") {
+		i := slices.IndexFunc(out, func(ti TopicInfo) bool { return ti.Name == e.Topic && ti.Type == e.Type })
+		if i < 0 {
+			out = append(out, TopicInfo{Name: e.Topic, Type: e.Type})
+			i = len(out) - 1
+		}
+		if e.Publisher {
+			out[i].Publishers++
+		} else {
+			out[i].Subscriptions++
+		}
+	}
+	slices.SortFunc(out, func(a, b TopicInfo) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Type, b.Type)
+	})
+	return out
+}
+
+// Endpoints lists the local and discovered endpoints on the ROS topic
+// (all topics when topic is ""), sorted by topic, publishers first, then
+// by GID. Remote endpoints carry their node when their participant
+// published it on ros_discovery_info.
+func (t *Transport) Endpoints(topic string) []EndpointInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []EndpointInfo
+	add := func(ed *wire.EndpointData, node rmw.NodeInfo, pub, local bool, q rmw.QoS) {
+		name, typ, ok := rosNames(ed.TopicName, ed.TypeName)
+		if !ok || (topic != "" && name != topic) {
+			return
+		}
+		out = append(out, EndpointInfo{Topic: name, Type: typ, Node: node, Publisher: pub,
+			GID: ed.EndpointGUID.Bytes(), QoS: q.Normalize(), Local: local})
+	}
+	for _, p := range t.pubs {
+		if !p.internal {
+			add(&p.ed, p.node, true, true, p.qos)
+		}
+	}
+	for _, s := range t.subs {
+		if !s.internal {
+			add(&s.ed, s.node, false, true, s.qos)
+		}
+	}
+	for _, e := range t.remW {
+		add(&e.Data, t.remoteNodeLocked(e.GUID()), true, false, discovery.QoSOf(&e.Data))
+	}
+	for _, e := range t.remR {
+		add(&e.Data, t.remoteNodeLocked(e.GUID()), false, false, discovery.QoSOf(&e.Data))
+	}
+	slices.SortFunc(out, func(a, b EndpointInfo) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		if a.Publisher != b.Publisher {
+			if a.Publisher {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.GID[:], b.GID[:])
+	})
+	return out
+}
+
+// Nodes lists the ROS nodes of this Transport (those that own an
+// endpoint) and of the discovered participants that publish
+// ros_discovery_info, sorted by namespace then name, without duplicates.
+func (t *Transport) Nodes() []rmw.NodeInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []rmw.NodeInfo
+	add := func(n rmw.NodeInfo) {
+		if n.Name == "" {
+			return
+		}
+		if n.Namespace == "" {
+			n.Namespace = "/"
+		}
+		n.Enclave = ""
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, p := range t.pubs {
+		if !p.internal {
+			add(p.node)
+		}
+	}
+	for _, s := range t.subs {
+		if !s.internal {
+			add(s.node)
+		}
+	}
+	for _, info := range t.remoteGraph {
+		for _, n := range info.NodeEntitiesInfoSeq {
+			add(rmw.NodeInfo{Name: n.NodeName, Namespace: n.NodeNamespace})
+		}
+	}
+	slices.SortFunc(out, func(a, b rmw.NodeInfo) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// remoteNodeLocked finds the node owning a remote endpoint in its
+// participant's ros_discovery_info.
+func (t *Transport) remoteNodeLocked(g wire.GUID) rmw.NodeInfo {
+	info := t.remoteGraph[g.Prefix]
+	if info == nil {
+		return rmw.NodeInfo{}
+	}
+	gb := g.Bytes()
+	for _, n := range info.NodeEntitiesInfoSeq {
+		for _, seq := range [][]rmw_dds_common.Gid{n.WriterGidSeq, n.ReaderGidSeq} {
+			for i := range seq {
+				if seq[i].GUID() == gb {
+					return rmw.NodeInfo{Name: n.NodeName, Namespace: n.NodeNamespace}
+				}
+			}
+		}
+	}
+	return rmw.NodeInfo{}
+}
+
+// graphSample handles a remote ros_discovery_info sample (on the dispatch
+// goroutine, no lock held).
+func (t *Transport) graphSample(s rmw.Sample) {
+	info := &rmw_dds_common.ParticipantEntitiesInfo{GidSize: t.cfg.GidSize}
+	if err := msg.Unmarshal(s.Data, info); err != nil {
+		// The other Gid layout (Humble vs Jazzy peers), then give up.
+		info = &rmw_dds_common.ParticipantEntitiesInfo{}
+		if err := msg.Unmarshal(s.Data, info); err != nil {
+			t.mu.Lock()
+			t.st.BadGraphSamples++
+			t.mu.Unlock()
+			return
+		}
+	}
+	g := wire.GUIDFromBytes(info.Gid.GUID())
+	writer := wire.GUIDFromBytes(s.PublisherGID)
+	if g.Prefix != writer.Prefix {
+		// A participant speaks only for itself.
+		t.mu.Lock()
+		t.st.BadGraphSamples++
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Lock()
+	t.st.GraphSamples++
+	if t.disc.Participant(g.Prefix) != nil {
+		t.remoteGraph[g.Prefix] = info
+	}
+	t.mu.Unlock()
+}
