@@ -382,3 +382,50 @@ func TestInteropPongFastDDS(t *testing.T)      { testPong(t, "pingpong_fastdds",
 func TestInteropPongCycloneLarge(t *testing.T) { testPong(t, "pingpong_cyclone", 65536, 300, true) }
 func TestInteropPongFastDDSLarge(t *testing.T) { testPong(t, "pingpong_fastdds", 65536, 300, true) }
 func TestInteropPongCycloneBE(t *testing.T)    { testPong(t, "pingpong_cyclone", 64, 2000, false) }
+
+// TestInteropDomain: ROS_DOMAIN_ID 7 peers talk; a domain-0 participant
+// hears nothing.
+func TestInteropDomain(t *testing.T) {
+	dir := peers(t)
+	mk := func(domain int) (*Transport, *[]string, *sync.Mutex) {
+		tr, err := New(Config{DomainID: domain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		var mu sync.Mutex
+		got := &[]string{}
+		_, err = tr.NewSubscription(node, "/clock", "rosgraph_msgs/msg/Clock", clockQoS, func(s rmw.Sample) {
+			mu.Lock()
+			*got = append(*got, "x")
+			mu.Unlock()
+		}, rmw.EndpointOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, got, &mu
+	}
+	tr7, got7, mu7 := mk(7)
+	tr0, got0, mu0 := mk(0)
+	if tr7.MetaAddr().Port() != 7410+250*7 {
+		t.Fatalf("domain 7 port %v", tr7.MetaAddr())
+	}
+	for _, pub := range []string{"clockpub_cyclone", "clockpub_fastdds"} {
+		p := startPeer(t, dir, pub, "--domain", "7", "--hz", "50", "--wait-subs", "1", "--wait-timeout", "20",
+			"--script", "start=1.0;play 1x 0.5s")
+		if err := p.wait(t, 40*time.Second); err != nil {
+			t.Fatalf("%s: %v\n%s", pub, err, p.errb.String())
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	mu7.Lock()
+	n7 := len(*got7)
+	mu7.Unlock()
+	mu0.Lock()
+	n0 := len(*got0)
+	mu0.Unlock()
+	t.Logf("domain 7 got %d, domain 0 got %d; domain 0 saw %d participants", n7, n0, len(tr0.RemoteParticipants()))
+	if n7 < 40 || n0 != 0 {
+		t.Fatalf("domain 7 got %d samples, domain 0 got %d", n7, n0)
+	}
+}
