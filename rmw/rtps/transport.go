@@ -10,8 +10,16 @@
 // package endpoint. ROS names are mapped as rmw does: topic "/chatter" is
 // "rt/chatter", type "std_msgs/msg/String" is "std_msgs::msg::dds_::String_";
 // user endpoints are keyless (entity kinds 0x03 and 0x04). The participant
-// announces USER_DATA "enclave=/;" and publishes its nodes and their
-// endpoints on ros_discovery_info (Humble Gid layout by default).
+// announces USER_DATA "enclave=/;", publishes its nodes and their
+// endpoints on ros_discovery_info (Humble Gid layout by default) and reads
+// the peers' ros_discovery_info: Topics, Endpoints and Nodes answer graph
+// queries over local and remote endpoints.
+//
+// A writer and a reader match when their DDS topic names and type names
+// are equal and discovery.Incompatible finds no conflicting QoS policy; a
+// refused pair raises rmw.EventIncompatibleQoS on the local endpoint (both
+// endpoints when both are local), with the policy name, once per pair, and
+// is counted in Stats.IncompatibleQoS.
 //
 // # Goroutines
 //
