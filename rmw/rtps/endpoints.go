@@ -13,6 +13,10 @@ import (
 	"github.com/nros-go/nros/rmw/rtps/wire"
 )
 
+// maxQueuedCallbacks bounds the remote samples waiting to be handed out
+// (a deliver function that blocks would otherwise make them pile up).
+const maxQueuedCallbacks = 1 << 16
+
 // localHistoryLimit bounds the samples a transient-local KEEP_ALL publisher
 // keeps for late-joining subscriptions of the same Transport.
 const localHistoryLimit = 1000
@@ -236,6 +240,11 @@ func (s *Subscription) remoteSample(smp endpoint.Sample) {
 	ts := int64(0)
 	if smp.HasSourceTimestamp {
 		ts = smp.SourceTimestamp
+	}
+	if len(s.t.callbacks) >= maxQueuedCallbacks {
+		// Some deliver or OnEvent function is stuck: do not hoard.
+		s.t.st.DroppedSamples++
+		return
 	}
 	s.t.st.Delivered++
 	s.queueLocked(rmw.Sample{Data: bytes.Clone(smp.Payload), SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()})

@@ -102,8 +102,11 @@ type Stats struct {
 	Publishers      int    // open user publishers
 	Subscriptions   int    // open user subscriptions
 	Published       uint64
-	Delivered       uint64 // deliver calls (remote and local)
-	Discovery       discovery.Stats
+	Delivered       uint64 // samples queued for deliver (remote and local)
+	// DroppedSamples counts remote samples dropped because 65536
+	// callbacks were already waiting (a deliver function blocked).
+	DroppedSamples uint64
+	Discovery      discovery.Stats
 }
 
 // Transport is one RTPS participant implementing rmw.Transport.
