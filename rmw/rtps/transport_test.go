@@ -434,3 +434,47 @@ func TestDeliverMayPublish(t *testing.T) {
 		}
 	})
 }
+
+// TestManyParticipants: five participants on one network, each publishing
+// and subscribing on one topic, all see each other.
+func TestManyParticipants(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		const n = 5
+		var trs []*Transport
+		var pubs []rmw.Publisher
+		var ins []*inbox
+		for i := 0; i < n; i++ {
+			tr := newMem(t, nw, func(c *Config) { c.ProbeParticipants = 8; c.MaxParticipantID = 8 })
+			defer tr.Close()
+			if tr.ParticipantID() != i {
+				t.Fatalf("participant %d got id %d", i, tr.ParticipantID())
+			}
+			trs = append(trs, tr)
+			in := &inbox{t: t}
+			ins = append(ins, in)
+			mustSub(t, tr, "/all", reliable, in)
+			pubs = append(pubs, mustPub(t, tr, "/all", reliable, nil))
+		}
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		for i, p := range pubs {
+			if p.MatchedSubscriptions() != n {
+				t.Fatalf("publisher %d matched %d", i, p.MatchedSubscriptions())
+			}
+			p.Publish(str(fmt.Sprint(i)))
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		for i, in := range ins {
+			got := in.got()
+			slices.Sort(got)
+			if !slices.Equal(got, []string{"0", "1", "2", "3", "4"}) {
+				t.Fatalf("participant %d got %q", i, got)
+			}
+		}
+		if got := trs[0].RemoteParticipants(); len(got) != n-1 {
+			t.Fatalf("participants %v", got)
+		}
+	})
+}
