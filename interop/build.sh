@@ -3,7 +3,7 @@
 # programs) into OUTDIR (default: interop/build next to this script).
 #
 # * Missing Debian packages are installed when running as root with apt;
-#   otherwise the script says which are missing and exits 77.
+#   if the compile packages stay missing it says which and exits 77.
 # * idlc generates the Cyclone type support from src/types.idl.
 # * Programs compile in parallel; a program is rebuilt only when one of its
 #   inputs (its source, the shared headers, the generated types, this
@@ -14,27 +14,29 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/src
 out=${1:-$here/build}
-packages="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev fastdds-tools gcc g++ iproute2 nftables"
+# needed to compile; then tools the harness uses at run time (netns: ip,
+# UDPLoss: nft) and Fast DDS's CLI, installed when possible but optional
+required="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev gcc g++"
+optional="fastdds-tools iproute2 nftables"
 programs="clockpub clocksub chatterpub chattersub pingpong"
 
 say() { echo "build.sh: $*" >&2; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing() { m=""; for p in "$@"; do installed "$p" || m="$m $p"; done; echo "$m"; }
 
-missing=""
-for p in $packages; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    say "installing$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -q $missing >/dev/null 2>&1; then
-      apt-get update -q >/dev/null 2>&1 || true
-      apt-get install -y -q $missing >/dev/null 2>&1 || { say "PREREQUISITES MISSING: apt-get install$missing failed"; exit 77; }
-    fi
-  else
-    say "PREREQUISITES MISSING:$missing (need root and apt-get to install them)"
-    exit 77
+need=$(missing $required $optional)
+if [ -n "$need" ] && [ "$(id -u 2>/dev/null)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  say "installing$need"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y -q $need >/dev/null 2>&1; then
+    apt-get update -q >/dev/null 2>&1 || true
+    apt-get install -y -q $need >/dev/null 2>&1 || true
   fi
+fi
+need=$(missing $required)
+if [ -n "$need" ]; then
+  say "PREREQUISITES MISSING:$need (not installed, and they could not be installed here)"
+  exit 77
 fi
 for tool in idlc gcc g++; do
   command -v "$tool" >/dev/null 2>&1 || { say "PREREQUISITES MISSING: $tool not on PATH"; exit 77; }
