@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -123,5 +124,115 @@ func TestPingPongPeers(t *testing.T) {
 				waitCode(t, pongDone, "go pong", errb)
 			})
 		}
+	}
+}
+
+// TestCLIPeers checks `nros clock` and `nros topic pub/echo` over
+// DDSI-RTPS against the reference peers (same opt-in as TestPingPongPeers):
+// the clock subscriber sees the script's exact samples, echo finds the type
+// and QoS of a remote publisher by discovery, pub reaches a remote reader.
+func TestCLIPeers(t *testing.T) {
+	dir := os.Getenv("NROS_PINGPONG_PEERS")
+	if dir == "" {
+		t.Skip("NROS_PINGPONG_PEERS not set")
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagLoopback == 0 {
+			t.Skipf("interface %s is not loopback: run inside shared/peers/netns", i.Name)
+		}
+	}
+	const script = "start=100.0;play 1x 0.5s;pause 0.2s;play 2x 0.3s;jump -5s;play 0.5x 0.2s;jump +10s;play 1x 0.2s"
+	for _, vendor := range []string{"cyclone", "fastdds"} {
+		t.Run("clock to "+vendor, func(t *testing.T) {
+			sub := exec.Command(filepath.Join(dir, "clocksub_"+vendor), "--count", "140", "--timeout", "15")
+			var subOut bytes.Buffer
+			sub.Stdout = &subOut
+			if err := sub.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { sub.Process.Kill(); sub.Wait() }()
+			tr, err := rtps.New(rtps.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			e, out, errb := testEnv(tr, realClock{})
+			if code := e.clockCmd(context.Background(), []string{"--hz", "100", "--script", script, "--wait-subs", "1", "--wait-timeout", "10"}); code != 0 {
+				t.Fatalf("clock: exit %d: %s", code, errb)
+			}
+			if err := sub.Wait(); err != nil {
+				t.Fatalf("clocksub: %v; got %d lines:\n%s", err, strings.Count(subOut.String(), "\n"), subOut.String())
+			}
+			var pubSim, subSim []int64
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var wall, sim int64
+				fmt.Sscanf(l, "clock %d %d", &wall, &sim)
+				pubSim = append(pubSim, sim)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(subOut.String()), "\n") {
+				var wall, sec, nsec int64
+				fmt.Sscan(l, &wall, &sec, &nsec)
+				subSim = append(subSim, sec*1e9+nsec)
+			}
+			if len(pubSim) != 140 || len(subSim) != 140 {
+				t.Fatalf("published %d, received %d", len(pubSim), len(subSim))
+			}
+			for i := range pubSim {
+				if pubSim[i] != subSim[i] {
+					t.Fatalf("sample %d: published %d, received %d", i, pubSim[i], subSim[i])
+				}
+			}
+		})
+		t.Run("chatter from "+vendor+" to echo", func(t *testing.T) {
+			tr, err := rtps.New(rtps.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			e, out, errb := testEnv(tr, realClock{})
+			echoDone := runAsync(func() int {
+				return e.topicCmd(context.Background(), []string{"echo", "/chatter", "--count", "5", "--wait-timeout", "10"})
+			})
+			pub := exec.Command(filepath.Join(dir, "chatter_pub_"+vendor), "--count", "5", "--hz", "50", "--wait-subs", "1", "--wait-timeout", "10")
+			if b, err := pub.CombinedOutput(); err != nil {
+				t.Fatalf("chatter_pub: %v: %s", err, b)
+			}
+			waitCode(t, echoDone, "echo", errb)
+			var want strings.Builder
+			for i := 1; i <= 5; i++ {
+				want.WriteString("data: 'Hello World: " + string(rune('0'+i)) + "'\n---\n")
+			}
+			if out.String() != want.String() {
+				t.Fatalf("echo printed %q, want %q", out, want.String())
+			}
+		})
+		t.Run("pub to "+vendor, func(t *testing.T) {
+			sub := exec.Command(filepath.Join(dir, "chatter_sub_"+vendor), "--count", "3", "--timeout", "15")
+			var subOut bytes.Buffer
+			sub.Stdout = &subOut
+			if err := sub.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { sub.Process.Kill(); sub.Wait() }()
+			tr, err := rtps.New(rtps.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			e, _, errb := testEnv(tr, realClock{})
+			if code := e.topicCmd(context.Background(), []string{"pub", "/chatter", "std_msgs/String", "{data: from go}", "--rate", "20", "--times", "3"}); code != 0 {
+				t.Fatalf("pub: exit %d: %s", code, errb)
+			}
+			if err := sub.Wait(); err != nil {
+				t.Fatalf("chatter_sub: %v (%s)", err, subOut.String())
+			}
+			if n := strings.Count(subOut.String(), " from go\n"); n != 3 {
+				t.Fatalf("subscriber printed %q", subOut.String())
+			}
+		})
 	}
 }

@@ -177,6 +177,7 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 	script := fs.String("script", defaultClockScript, "clock script: start=<s>;play <r>x <d>;pause <d>;stall <d>;jump <+|-|=><t>;hz <f>")
 	waitSubs := fs.Int("wait-subs", 0, "wait for this many matched subscriptions before starting")
 	waitTimeout := fs.Float64("wait-timeout", 30, "seconds to wait for --wait-subs (then start anyway)")
+	settle := fs.Float64("settle", 0.3, "with --wait-subs: seconds to pause after matching, so that the subscribers match us too")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
 		return flagError(err)
@@ -209,6 +210,8 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 			return nil
 		}
 		fmt.Fprintf(e.stderr, "%s: %d subscription(s) not matched after %gs, starting anyway\n", prog, *waitSubs, *waitTimeout)
+	} else if *waitSubs > 0 && e.clock.SleepUntil(ctx, e.clock.Now().Add(time.Duration(*settle*1e9))) != nil {
+		return nil
 	}
 	var m rosgraph_msgs.Clock
 	var line []byte

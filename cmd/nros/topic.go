@@ -18,6 +18,7 @@ import (
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
+	"github.com/nros-go/nros/rmw/rtps"
 )
 
 const topicUsage = `usage: nros topic <echo|pub> ...
@@ -125,6 +126,7 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 	count := fs.Int("count", 0, "exit after N messages (0: never)")
 	full := fs.Bool("full-length", false, "do not truncate long strings and arrays")
 	trunc := fs.Int("truncate-length", msg.DefaultTruncateLength, "truncate strings and arrays after this length")
+	waitTimeout := fs.Float64("wait-timeout", 2, "without TYPE: seconds to wait for a publisher to show the topic's type")
 	var qf qosFlags
 	qf.register(fs, "", 10)
 	pos, err := parseInterspersed(fs, rest)
@@ -153,7 +155,7 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 	typ := ""
 	if len(pos) == 2 {
 		typ = pos[1]
-	} else if t, ok := lookupType(tr, topic); ok {
+	} else if t, ok := e.lookupType(ctx, tr, topic, time.Duration(*waitTimeout*1e9)); ok {
 		typ = t
 	} else {
 		return usagef("cannot determine the type of %s: give it as TYPE (nros topic echo TOPIC TYPE)", topic)
@@ -211,46 +213,65 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 	return nil
 }
 
-// lookupType finds the type of a topic from the graph, which only the
-// in-process transport exposes today. It answers only when one type is in use.
-func lookupType(tr rmw.Transport, topic string) (string, bool) {
-	it, ok := tr.(*intra.Transport)
-	if !ok {
-		return "", false
-	}
-	typ := ""
-	for _, ti := range it.Topics() {
-		if ti.Name != topic {
-			continue
+// graphPublishers lists the types and QoS of the publishers on topic, local
+// and discovered, when the transport can list its graph (ok false
+// otherwise).
+func graphPublishers(tr rmw.Transport, topic string) (types []string, qos []rmw.QoS, ok bool) {
+	switch t := tr.(type) {
+	case *intra.Transport:
+		for _, ep := range t.Endpoints(topic) {
+			if ep.Publisher {
+				types, qos = append(types, ep.Type), append(qos, ep.QoS)
+			}
 		}
-		if typ != "" && typ != ti.Type {
+	case *rtps.Transport:
+		for _, ep := range t.Endpoints(topic) {
+			if ep.Publisher {
+				types, qos = append(types, ep.Type), append(qos, ep.QoS)
+			}
+		}
+	default:
+		return nil, nil, false
+	}
+	return types, qos, true
+}
+
+// lookupType finds the type of topic's publishers in the graph, waiting
+// up to timeout for one to be discovered. It answers only when they all
+// use one type.
+func (e *cliEnv) lookupType(ctx context.Context, tr rmw.Transport, topic string, timeout time.Duration) (string, bool) {
+	start := e.clock.Now()
+	for {
+		types, _, ok := graphPublishers(tr, topic)
+		if !ok {
 			return "", false
 		}
-		typ = ti.Type
+		if len(types) > 0 {
+			for _, t := range types[1:] {
+				if t != types[0] {
+					return "", false
+				}
+			}
+			return types[0], true
+		}
+		if e.clock.Now().Sub(start) >= timeout || e.clock.SleepUntil(ctx, e.clock.Now().Add(20*time.Millisecond)) != nil {
+			return "", false
+		}
 	}
-	return typ, typ != ""
 }
 
 // echoReliability chooses echo's reliability as ros2 does: reliable when
 // every known publisher is, best effort otherwise (and when publishers
 // cannot be listed), so that every writer matches.
 func echoReliability(tr rmw.Transport, topic string) string {
-	it, ok := tr.(*intra.Transport)
-	if !ok {
+	_, qos, ok := graphPublishers(tr, topic)
+	if !ok || len(qos) == 0 {
 		return "best_effort"
 	}
-	pubs := 0
-	for _, ep := range it.Endpoints(topic) {
-		if !ep.Publisher {
-			continue
-		}
-		pubs++
-		if ep.QoS.Reliability != rmw.Reliable {
+	for _, q := range qos {
+		if q.Reliability != rmw.Reliable {
 			return "best_effort"
 		}
-	}
-	if pubs == 0 {
-		return "best_effort"
 	}
 	return "reliable"
 }
@@ -273,9 +294,11 @@ func (e *cliEnv) topicPub(ctx context.Context, args []string) error {
 	wait := fs.Int("wait-matching-subscriptions", -1, "wait for N matched subscriptions before publishing (default 1 with --times/--once, else 0)")
 	fs.IntVar(wait, "w", -1, "short for --wait-matching-subscriptions")
 	waitTimeout := fs.Float64("wait-timeout", 10, "seconds to wait for matching subscriptions before publishing anyway (0: for ever)")
+	settle := fs.Float64("settle", 0.3, "seconds to pause after subscriptions matched, so that they match us too")
+	lingerSec := fs.Float64("linger", 0.2, "with --times/--once: seconds to stay after the last sample")
 	quiet := fs.Bool("quiet", false, "do not print the published messages")
 	var qf qosFlags
-	qf.register(fs, "reliable", 1)
+	qf.register(fs, "reliable", 10)
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
 		return flagError(err)
@@ -329,7 +352,10 @@ func (e *cliEnv) topicPub(ctx context.Context, args []string) error {
 			return nil
 		}
 		fmt.Fprintf(e.stderr, "%s: %d subscription(s) not matched after %gs, publishing anyway\n", prog, *wait, *waitTimeout)
+	} else if *wait > 0 && e.clock.SleepUntil(ctx, e.clock.Now().Add(time.Duration(*settle*1e9))) != nil {
+		return nil
 	}
+	linger := time.Duration(*lingerSec * 1e9)
 	repr := pyRepr(reflect.ValueOf(m))
 	if !*quiet {
 		fmt.Fprintln(e.stdout, "publisher: beginning loop")
@@ -344,6 +370,9 @@ func (e *cliEnv) topicPub(ctx context.Context, args []string) error {
 			fmt.Fprintf(e.stdout, "publishing #%d: %s\n\n", i, repr)
 		}
 		if *times != 0 && i == *times {
+			// Give reliable readers time to acknowledge or repair the
+			// last samples before the writer goes away.
+			_ = e.clock.SleepUntil(ctx, e.clock.Now().Add(linger))
 			break
 		}
 		next = next.Add(period)

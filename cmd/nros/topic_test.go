@@ -182,7 +182,7 @@ func TestNewCommandsBadArguments(t *testing.T) {
 		{"topic", "list-everything"},
 		{"topic", "echo"},
 		{"topic", "echo", "/a", "std_msgs/String", "extra"},
-		{"topic", "echo", "/a"},
+		{"topic", "echo", "/a", "--wait-timeout", "0.05"},
 		{"topic", "echo", "/a", "std_msgs/Nope"},
 		{"topic", "echo", "/a", "std_msgs/String", "--count", "-1"},
 		{"topic", "echo", "/a", "std_msgs/String", "--qos-reliability", "sometimes"},
