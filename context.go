@@ -13,6 +13,7 @@ import (
 	"github.com/nros-go/nros/internal/rosargs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
+	"github.com/nros-go/nros/rmw/rtps"
 )
 
 // Context is one ROS runtime instance: it owns one simulated clock (the
@@ -62,8 +63,9 @@ func WithLogOutput(w io.Writer) ContextOption {
 }
 
 // NewContext returns a new context with its own simulated clock. Unless
-// WithTransport says otherwise, its nodes use an in-process transport of
-// their own (made on first use), so separate contexts are separate graphs.
+// WithTransport says otherwise, its nodes talk through a transport of its
+// own, made on first use: the DDS transport (one DDS participant per
+// context), or an in-process one when NROS_TRANSPORT=intra.
 func NewContext(opts ...ContextOption) *Context {
 	c := &Context{ov: clock.NewOverride(sysSource), clockSubs: map[string]*clockSubscription{}}
 	c.ros = c.clockFor(ROSTime)
@@ -137,17 +139,62 @@ func (c *Context) arguments() *rosargs.Args {
 	return c.args
 }
 
+// TransportEnv selects the default transport of a context made without
+// WithTransport: "rtps" (or unset: DDSI-RTPS, talking to ROS 2 nodes over
+// UDP, configured by ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE and
+// ROS_STATIC_PEERS) or "intra" (in process only).
+const TransportEnv = "NROS_TRANSPORT"
+
 // Transport returns the context's transport, making the default one on
-// first use.
+// first use (see TransportEnv). If it cannot be made (no free port, a bad
+// environment variable), the returned transport fails every call with the
+// reason, and so do the publishers and subscriptions made through it.
 func (c *Context) Transport() rmw.Transport {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.transport == nil {
-		c.transport = intra.New()
-		c.ownsTrans = true
+		t, err := c.newDefaultTransport()
+		if err != nil {
+			return failedTransport{err}
+		}
+		c.transport, c.ownsTrans = t, true
 	}
 	return c.transport
 }
+
+func (c *Context) newDefaultTransport() (rmw.Transport, error) {
+	switch kind := os.Getenv(TransportEnv); kind {
+	case "intra":
+		return intra.New(), nil
+	case "", "rtps", "dds":
+		cfg, err := rtps.ConfigFromEnv()
+		if err != nil {
+			return nil, fmt.Errorf("nros: %w", err)
+		}
+		log := c.logger("rtps")
+		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
+		t, err := rtps.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("nros: starting the DDS transport: %w", err)
+		}
+		return t, nil
+	default:
+		return nil, fmt.Errorf("nros: %s=%q: want rtps or intra", TransportEnv, kind)
+	}
+}
+
+// failedTransport reports why the default transport could not be made.
+type failedTransport struct{ err error }
+
+func (f failedTransport) NewPublisher(rmw.NodeInfo, string, string, rmw.QoS, rmw.EndpointOptions) (rmw.Publisher, error) {
+	return nil, f.err
+}
+
+func (f failedTransport) NewSubscription(rmw.NodeInfo, string, string, rmw.QoS, func(rmw.Sample), rmw.EndpointOptions) (rmw.Subscription, error) {
+	return nil, f.err
+}
+
+func (f failedTransport) Close() error { return nil }
 
 // Shutdown closes the context's clock subscriptions and, if the context
 // made it, its transport. Nodes of a shut-down context stop receiving.

@@ -27,6 +27,7 @@ import (
 	"github.com/nros-go/nros/internal/clockscript"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
+	"github.com/nros-go/nros/rmw/intra"
 )
 
 // DefaultScript walks through every edge of the spec in nine seconds.
@@ -84,7 +85,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// The embedded default: an in-process transport, a simulator node
 	// publishing /clock and the demo node with use_sim_time on, as a launch
 	// file would set it.
-	rctx := nros.NewContext(nros.WithLogOutput(io.Discard))
+	rctx := nros.NewContext(nros.WithLogOutput(io.Discard), nros.WithTransport(intra.New()))
 	defer rctx.Shutdown()
 	node, err := nros.NewNode("demo", nros.WithContext(rctx),
 		nros.WithParameterOverrides(map[string]any{nros.UseSimTimeParameter: true}))
