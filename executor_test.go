@@ -704,7 +704,11 @@ func TestOneExecutorTwoSimulations(t *testing.T) {
 		var mu sync.Mutex
 		var fires []string
 		rec := func(name string, c *Clock) func() {
-			return func() { mu.Lock(); fires = append(fires, fmt.Sprintf("%s@%d", name, c.Now().Nanoseconds()/ms)); mu.Unlock() }
+			return func() {
+				mu.Lock()
+				fires = append(fires, fmt.Sprintf("%s@%d", name, c.Now().Nanoseconds()/ms))
+				mu.Unlock()
+			}
 		}
 		na.CreateTimer(na.Clock(), 100*time.Millisecond, rec("a", na.Clock()))
 		nb.CreateTimer(nb.Clock(), 100*time.Millisecond, rec("b", nb.Clock()))
