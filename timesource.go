@@ -3,6 +3,8 @@ package nros
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -182,88 +184,58 @@ func (n *Node) clockQoSFor(topic string) (QoS, error) {
 		return n.params.Declare(full, def, param.Descriptor{ReadOnly: true,
 			Description: "QoS override for the " + topic + " time source subscription (read-only: give it at startup)"})
 	}
-	v, err := decl("reliability", StringValue(policyName(q.Reliability)))
+	// choose reads one policy parameter and maps its value by name.
+	choose := func(name string, def string, names map[string]uint8) (uint8, error) {
+		v, err := decl(name, StringValue(def))
+		if err != nil {
+			return 0, err
+		}
+		s, _ := v.Str()
+		k, ok := names[strings.ToLower(s)]
+		if !ok {
+			return 0, fmt.Errorf("nros: %s%s: %q is not one of %s", prefix, name, s, strings.Join(slices.Sorted(maps.Keys(names)), ", "))
+		}
+		return k, nil
+	}
+	r, err := choose("reliability", reliabilityNames[q.Reliability], policyValues(reliabilityNames))
 	if err != nil {
 		return q, err
 	}
-	s, _ := v.Str()
-	switch strings.ToLower(s) {
-	case "reliable":
-		q.Reliability = rmw.Reliable
-	case "best_effort":
-		q.Reliability = rmw.BestEffort
-	case "system_default":
-		q.Reliability = rmw.ReliabilitySystemDefault
-	default:
-		return q, fmt.Errorf("nros: %sreliability: %q is not reliable, best_effort or system_default", prefix, s)
-	}
-	if v, err = decl("durability", StringValue(durabilityName(q.Durability))); err != nil {
+	d, err := choose("durability", durabilityNames[q.Durability], policyValues(durabilityNames))
+	if err != nil {
 		return q, err
 	}
-	s, _ = v.Str()
-	switch strings.ToLower(s) {
-	case "volatile":
-		q.Durability = rmw.Volatile
-	case "transient_local":
-		q.Durability = rmw.TransientLocal
-	case "system_default":
-		q.Durability = rmw.DurabilitySystemDefault
-	default:
-		return q, fmt.Errorf("nros: %sdurability: %q is not volatile, transient_local or system_default", prefix, s)
-	}
-	if v, err = decl("history", StringValue(historyName(q.History))); err != nil {
+	h, err := choose("history", historyNames[q.History], policyValues(historyNames))
+	if err != nil {
 		return q, err
 	}
-	s, _ = v.Str()
-	switch strings.ToLower(s) {
-	case "keep_last":
-		q.History = rmw.KeepLast
-	case "keep_all":
-		q.History = rmw.KeepAll
-	case "system_default":
-		q.History = rmw.HistorySystemDefault
-	default:
-		return q, fmt.Errorf("nros: %shistory: %q is not keep_last, keep_all or system_default", prefix, s)
-	}
-	if v, err = decl("depth", IntegerValue(int64(q.Depth))); err != nil {
+	q.Reliability, q.Durability, q.History = rmw.Reliability(r), rmw.Durability(d), rmw.History(h)
+	v, err := decl("depth", IntegerValue(int64(q.Depth)))
+	if err != nil {
 		return q, err
 	}
-	d, _ := v.Integer()
-	if d < 0 || d > 1<<20 {
-		return q, fmt.Errorf("nros: %sdepth: %d out of range [0, 1048576]", prefix, d)
+	depth, _ := v.Integer()
+	if depth < 0 || depth > 1<<20 {
+		return q, fmt.Errorf("nros: %sdepth: %d out of range [0, 1048576]", prefix, depth)
 	}
-	q.Depth = int(d)
+	q.Depth = int(depth)
 	return q, nil
 }
 
-func policyName(r rmw.Reliability) string {
-	switch r {
-	case rmw.Reliable:
-		return "reliable"
-	case rmw.BestEffort:
-		return "best_effort"
-	}
-	return "system_default"
-}
+// The spellings of the QoS override parameters (rclcpp's).
+var (
+	reliabilityNames = map[rmw.Reliability]string{rmw.ReliabilitySystemDefault: "system_default", rmw.Reliable: "reliable", rmw.BestEffort: "best_effort"}
+	durabilityNames  = map[rmw.Durability]string{rmw.DurabilitySystemDefault: "system_default", rmw.Volatile: "volatile", rmw.TransientLocal: "transient_local"}
+	historyNames     = map[rmw.History]string{rmw.HistorySystemDefault: "system_default", rmw.KeepLast: "keep_last", rmw.KeepAll: "keep_all"}
+)
 
-func durabilityName(d rmw.Durability) string {
-	switch d {
-	case rmw.Volatile:
-		return "volatile"
-	case rmw.TransientLocal:
-		return "transient_local"
+// policyValues inverts a policy-name table.
+func policyValues[K ~uint8](names map[K]string) map[string]uint8 {
+	out := make(map[string]uint8, len(names))
+	for k, v := range names {
+		out[v] = uint8(k)
 	}
-	return "system_default"
-}
-
-func historyName(h rmw.History) string {
-	switch h {
-	case rmw.KeepLast:
-		return "keep_last"
-	case rmw.KeepAll:
-		return "keep_all"
-	}
-	return "system_default"
+	return out
 }
 
 // onUseSimTime records the wanted state after a successful change of
