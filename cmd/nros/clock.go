@@ -89,6 +89,14 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// setUsage makes fs print a synopsis before its flags.
+func setUsage(fs *flag.FlagSet, synopsis string) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+}
+
 // usageError is a bad command line: exit status 2.
 type usageError struct{ msg string }
 
@@ -172,8 +180,9 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 	defer c.Shutdown()
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	setUsage(fs, "nros clock [--topic T] [--hz F] [--script S] [--ros-args ...]")
 	topic := fs.String("topic", nros.DefaultClockTopic, "topic to publish rosgraph_msgs/Clock on")
-	hz := fs.Float64("hz", 100, "publish rate in Hz (a script's `hz F` step changes it)")
+	hz := fs.Float64("hz", 100, "publish rate in Hz (a script's hz step changes it)")
 	script := fs.String("script", defaultClockScript, "clock script: start=<s>;play <r>x <d>;pause <d>;stall <d>;jump <+|-|=><t>;hz <f>")
 	waitSubs := fs.Int("wait-subs", 0, "wait for this many matched subscriptions before starting")
 	waitTimeout := fs.Float64("wait-timeout", 30, "seconds to wait for --wait-subs (then start anyway)")
