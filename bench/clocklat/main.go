@@ -1,0 +1,116 @@
+// Command clocklat measures how long a simulated-time sample takes to turn
+// into a ROS-timer callback in a Go node. It runs one node with
+// use_sim_time and one ROS-time timer whose period is the clock's sample
+// step, so every published /clock sample crosses one timer deadline. Each
+// callback after the first sample records the wall time (CLOCK_REALTIME,
+// ns since the epoch) as its first action and the node's ROS time; at the
+// end it prints one line per callback:
+//
+//	cb_wall_ns sec nanosec
+//
+// The sim time is the clock sample that triggered the callback, so the
+// lines pair with clockpub's "wall_ns sec nanosec" (written just before
+// each write) by sim time. scripts/bench.sh does the pairing.
+//
+//	clocklat [--count N] [--timeout S] [--period D] [--ros-args ...]
+//
+// It exits 0 after N callbacks, 3 on --timeout before that (printing what
+// it has), 2 on a bad command line.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/nros-go/nros"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, nros.DefaultContext(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// record is one timer callback: wall time first, then ROS time.
+type record struct{ wall, sim int64 }
+
+func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr io.Writer) int {
+	own, ros := args, []string(nil)
+	if i := slices.Index(args, "--ros-args"); i >= 0 {
+		own, ros = args[:i], args[i:]
+	}
+	fs := flag.NewFlagSet("clocklat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	count := fs.Int("count", 300, "callbacks to record")
+	timeout := fs.Float64("timeout", 30, "seconds before giving up")
+	period := fs.Duration("period", 10*time.Millisecond, "ROS timer period (the clock's sample step)")
+	if err := fs.Parse(own); err != nil || fs.NArg() > 0 || *count <= 0 || *period <= 0 || !(*timeout > 0) {
+		fmt.Fprintln(stderr, "usage: clocklat [--count N] [--timeout S] [--period D] [--ros-args ...]")
+		return 2
+	}
+	// use_sim_time is on unless the caller's ROS args say otherwise.
+	if _, err := rctx.Init(append([]string{"--ros-args", "-p", "use_sim_time:=true"}, trimRosArgs(ros)...)); err != nil {
+		fmt.Fprintf(stderr, "clocklat: %v\n", err)
+		return 2
+	}
+	node, err := nros.NewNode("clocklat", nros.WithContext(rctx))
+	if err != nil {
+		fmt.Fprintf(stderr, "clocklat: %v\n", err)
+		return 2
+	}
+	defer node.Close()
+	clk := node.Clock()
+	recs := make([]record, 0, *count)
+	spinCtx, cancel := context.WithTimeout(ctx, time.Duration(*timeout*float64(time.Second)))
+	defer cancel()
+	_, err = node.CreateTimer(clk, *period, func() {
+		w := time.Now().UnixNano()
+		// Before the first sample a ROS clock reads system time.
+		if clk.Started() && len(recs) < cap(recs) {
+			recs = append(recs, record{w, clk.Now().Nanoseconds()})
+			if len(recs) == cap(recs) {
+				cancel()
+			}
+		}
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "clocklat: %v\n", err)
+		return 2
+	}
+	exec := nros.NewExecutor(nros.WithExecutorContext(rctx))
+	exec.AddNode(node)
+	if err := exec.Spin(spinCtx); err != nil {
+		fmt.Fprintf(stderr, "clocklat: %v\n", err)
+		return 1
+	}
+	w := bufio.NewWriter(stdout)
+	for _, r := range recs {
+		sec, ns := r.sim/1e9, r.sim%1e9
+		if ns < 0 {
+			sec, ns = sec-1, ns+1e9
+		}
+		fmt.Fprintf(w, "%d %d %d\n", r.wall, sec, ns)
+	}
+	w.Flush()
+	if len(recs) < *count {
+		fmt.Fprintf(stderr, "clocklat: timeout after %d of %d callbacks\n", len(recs), *count)
+		return 3
+	}
+	return 0
+}
+
+// trimRosArgs drops a leading --ros-args (we add our own).
+func trimRosArgs(a []string) []string {
+	if len(a) > 0 && a[0] == "--ros-args" {
+		return a[1:]
+	}
+	return a
+}
