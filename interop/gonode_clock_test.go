@@ -1,0 +1,143 @@
+package interop
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// simScript walks a Go simtimer through every edge of simulated time: a
+// frozen start (so that a reader matching late still sees 100.0 first),
+// 1x, a pause, 2x, a backward jump, 1x, a forward jump, 1x. 5.3 s at 100 Hz.
+const simScript = "start=100;pause 0.3s;play 1x 1s;pause 1s;play 2x 1s;jump -5s;play 1x 1s;jump +10s;play 1x 1s"
+
+const simPeriod = int64(100 * time.Millisecond)
+
+// TestGoSimTimerFollowsPeerClock runs examples/simtimer (use_sim_time, a
+// 100 ms ROS timer) on the /clock of a Cyclone and of a Fast DDS clockpub,
+// and checks its ROS-timer lines against the reference model applied to
+// the samples the peer actually published, plus the spec's edges by hand.
+func TestGoSimTimerFollowsPeerClock(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	simtimerBinary(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor+"/clock", func(t *testing.T) {
+			t.Parallel()
+			dom := Domain(t)
+			skip := startSimtimer(t, dom, "-p", "use_sim_time:=true", "-p", "overrun:=skip", "-p", "duration_s:=60")
+			catch := startSimtimer(t, dom, "-p", "use_sim_time:=true", "-p", "overrun:=catch_up", "-p", "duration_s:=60")
+			samples := playClock(t, vendor, dom, 2, "/clock")
+			checkSimtimer(t, samples, skip, false)
+			checkSimtimer(t, samples, catch, true)
+		})
+		t.Run(vendor+"/remapped", func(t *testing.T) {
+			t.Parallel()
+			dom := Domain(t)
+			remapped := startSimtimer(t, dom, "-p", "use_sim_time:=true", "-p", "duration_s:=60", "-r", "clock:=/sim/clock")
+			plain := startSimtimer(t, dom, "-p", "use_sim_time:=true", "-p", "duration_s:=60")
+			samples := playClock(t, vendor, dom, 1, "rt/sim/clock")
+			checkSimtimer(t, samples, remapped, false)
+			// The node that was not remapped listens on /clock, where
+			// nobody publishes: it never leaves system time.
+			if code, err := plain.interrupt(5 * time.Second); err != nil || code != 0 {
+				t.Fatalf("simtimer (not remapped): exit %d, %v", code, err)
+			}
+			if tl := parseSimtimer(t, plain.stdout()); len(tl.ros) != 0 {
+				t.Errorf("simtimer on /clock fired at simulated times %v although the clock went to /sim/clock", tl.ros)
+			}
+		})
+	}
+}
+
+// playClock runs clockpub_<vendor> with simScript on topic once subs
+// readers matched it and returns the samples it published.
+func playClock(t *testing.T, vendor string, dom, subs int, topic string) []clockSample {
+	t.Helper()
+	pub := Start(t, "clockpub_"+vendor, "--domain", strconv.Itoa(dom), "--topic", topic, "--wait-subs", strconv.Itoa(subs),
+		"--wait-timeout", "20", "--settle", "0.3", "--gate", "--script", simScript)
+	Release(t, 25*time.Second, pub)
+	if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
+		t.Fatalf("clockpub: exit %d, %v", code, err)
+	}
+	samples := parseClockpub(t, pub.Lines())
+	if len(samples) != 530 {
+		t.Fatalf("clockpub published %d samples, want 530", len(samples))
+	}
+	return samples
+}
+
+// checkSimtimer stops p once it has fired for the last expected deadline
+// and compares its ROS-timer lines with the model.
+func checkSimtimer(t *testing.T, samples []clockSample, p *goProc, catchUp bool) {
+	t.Helper()
+	want := expectFires(samples, simPeriod, catchUp)
+	lastLine := fmt.Sprintf(" %d ", want[len(want)-1].ros)
+	waitFor(3*time.Second, func() bool { return strings.Contains(p.stdout(), lastLine) })
+	if code, err := p.interrupt(5 * time.Second); err != nil || code != 0 {
+		t.Fatalf("simtimer: exit %d, %v", code, err)
+	}
+	tl := parseSimtimer(t, p.stdout())
+	if fmt.Sprint(tl.ros) != fmt.Sprint(want) {
+		t.Fatalf("catch_up=%v: ROS timer differs from the model of the published samples: %s", catchUp, fireDiff(want, tl.ros))
+	}
+	checkEdges(t, samples, tl, catchUp)
+}
+
+// checkEdges states the spec's edges on the fires directly, in sim times of
+// simScript (the published values are exact; only their wall instants vary).
+func checkEdges(t *testing.T, samples []clockSample, tl timerLines, catchUp bool) {
+	t.Helper()
+	const s, ms = int64(time.Second), int64(time.Millisecond)
+	grid := func(from, to int64) []fire { // fires every 100 ms in [from, to], overruns ov
+		var fs []fire
+		for v := from; v <= to; v += 100 * ms {
+			fs = append(fs, fire{ros: v})
+		}
+		return fs
+	}
+	var want []fire
+	want = append(want, grid(100*s+100*ms, 101*s)...)        // play 1x; 101.0 is the first pause sample
+	want = append(want, grid(101*s+100*ms, 102*s+900*ms)...) // play 2x: 19 fires in 1 s; 103.0 carries the jump
+	want = append(want, grid(98*s+100*ms, 98*s+900*ms)...)   // jump -5s restarts the period at 98.0
+	jumpFires := 1                                           // skip: the 100 missed periods coalesce
+	if catchUp {
+		jumpFires = 101 // catch_up replays them
+	}
+	for i := 0; i < jumpFires; i++ {
+		want = append(want, fire{ros: 109 * s, overruns: 100})
+	}
+	for _, f := range grid(109*s+100*ms, 109*s+900*ms) { // the grid is kept after the jump
+		want = append(want, fire{f.ros, 100})
+	}
+	if fmt.Sprint(tl.ros) != fmt.Sprint(want) {
+		t.Fatalf("catch_up=%v: %s", catchUp, fireDiff(want, tl.ros))
+	}
+	// The pause: from the second pause sample (the first carries 101.0)
+	// to the first 2x sample, ROS timer silent, wall timer running.
+	var pauseFrom, pauseTo int64
+	for i := 1; i < len(samples); i++ {
+		if samples[i].sim == 101*s && samples[i-1].sim == 101*s && pauseFrom == 0 {
+			pauseFrom = samples[i].wall
+		}
+		if samples[i].sim > 101*s && samples[i-1].sim == 101*s {
+			pauseTo = samples[i].wall
+		}
+	}
+	rosIn, wallIn := 0, 0
+	for _, w := range tl.rosWall {
+		if w > pauseFrom && w < pauseTo {
+			rosIn++
+		}
+	}
+	for _, w := range tl.wall {
+		if w > pauseFrom && w < pauseTo {
+			wallIn++
+		}
+	}
+	if rosIn != 0 || wallIn < 5 {
+		t.Fatalf("pause of %v: %d ROS fires (want 0), %d wall fires (want about 10)", time.Duration(pauseTo-pauseFrom), rosIn, wallIn)
+	}
+}
