@@ -330,3 +330,13 @@ func fireDiff(want, got []fire) string {
 	}
 	return "no difference"
 }
+
+// exited reports whether the peer has exited.
+func (p *Proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
