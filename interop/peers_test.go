@@ -315,3 +315,37 @@ func TestInNamespaceMatchesInterfaces(t *testing.T) {
 		t.Errorf("InNamespace() = %v, ip link says only lo = %v", InNamespace(), onlyLo)
 	}
 }
+
+var throughputLine = regexp.MustCompile(`^(cyclone|fastdds) reliable throughput size=64 depth=0 duration_s=[0-9.]+ ` +
+	`sent=(\d+) sent_msgs_per_s=\d+ received=(\d+) lost=(-?\d+) recv_msgs_per_s=\d+ recv_MB_per_s=[0-9.]+ recv_Mbit_per_s=[0-9.]+$`)
+
+// A short RELIABLE KEEP_ALL flood: the report protocol works across
+// vendors and nothing is lost.
+func TestPingPongThroughputPairs(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, pr := range pairings() {
+		t.Run(pr.String(), func(t *testing.T) {
+			t.Parallel()
+			dom := Domain(t)
+			pong := Start(t, "pingpong_"+pr.sub, "pong", "--domain", d(dom), "--depth", "0")
+			ping := Start(t, "pingpong_"+pr.pub, "ping", "--domain", d(dom), "--depth", "0", "--mode", "throughput",
+				"--duration", "0.5", "--wait-timeout", "20")
+			if code, err := ping.Wait(60 * time.Second); err != nil || code != 0 {
+				t.Fatalf("ping: exit %d, %v", code, err)
+			}
+			if code, err := pong.Wait(10 * time.Second); err != nil || code != 0 {
+				t.Errorf("pong did not quit on request: exit %d, %v", code, err)
+			}
+			lines := ping.Lines()
+			if len(lines) != 1 {
+				t.Fatalf("ping printed %d lines, want 1: %q", len(lines), lines)
+			}
+			m := throughputLine.FindStringSubmatch(lines[0])
+			if m == nil || m[1] != pr.pub || m[2] != m[3] || m[4] != "0" || m[2] == "0" {
+				t.Fatalf("result line %q: want %s, sent = received > 0, lost=0", lines[0], pr.pub)
+			}
+			t.Log(lines[0])
+		})
+	}
+}
