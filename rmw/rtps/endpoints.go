@@ -1,7 +1,6 @@
 package rtps
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -224,11 +223,7 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 // queueLocked queues smp (whose Data the caller no longer touches) for
 // delivery to s once t.mu is released.
 func (s *Subscription) queueLocked(smp rmw.Sample) {
-	s.t.callbacks = append(s.t.callbacks, func() {
-		if !s.closed.Load() {
-			s.deliver(smp)
-		}
-	})
+	s.t.callbacks = append(s.t.callbacks, callback{sub: s, smp: smp})
 }
 
 // remoteSample is the endpoint.Reader deliver callback (t.mu held): the
@@ -247,7 +242,9 @@ func (s *Subscription) remoteSample(smp endpoint.Sample) {
 		return
 	}
 	s.t.st.Delivered++
-	s.queueLocked(rmw.Sample{Data: bytes.Clone(smp.Payload), SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()})
+	buf := sampleBuf(smp.Payload)
+	s.t.callbacks = append(s.t.callbacks, callback{sub: s, buf: buf,
+		smp: rmw.Sample{Data: *buf, SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()}})
 }
 
 // pairLocal matches a publisher and a subscription of this Transport.

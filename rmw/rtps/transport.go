@@ -131,7 +131,8 @@ type Transport struct {
 	remR      map[wire.GUID]*discovery.Endpoint
 	route     map[wire.GUID][]*Subscription // remote writer -> matched local readers
 	entitySeq uint32
-	callbacks []func() // events and remote samples to hand out, in order
+	callbacks []callback // events and samples to hand out, in order
+	spare     []callback // the last handed-out batch, for reuse
 	st        Stats
 	acks      discovery.AckCounts
 	// stashedHB keeps the latest HEARTBEAT of remote writers we have not
@@ -524,29 +525,34 @@ func (t *Transport) dispatch() {
 		return
 	}
 	t.draining = true
+	done := false
 	defer func() {
-		t.mu.Lock()
-		t.draining = false
-		t.mu.Unlock()
+		if !done { // a callback panicked
+			t.mu.Lock()
+			t.draining = false
+			t.mu.Unlock()
+		}
 	}()
-	for {
+	for len(t.callbacks) > 0 {
+		// Swap in the previous batch's storage: no allocation per batch.
 		cbs := t.callbacks
-		t.callbacks = nil
+		t.callbacks, t.spare = t.spare[:0], nil
 		t.mu.Unlock()
-		if len(cbs) == 0 {
-			return
-		}
-		for i, cb := range cbs {
-			cb()
-			cbs[i] = nil
+		for i := range cbs {
+			cbs[i].run()
+			cbs[i] = callback{}
 		}
 		t.mu.Lock()
+		t.spare = cbs[:0]
 	}
+	t.draining = false
+	done = true
+	t.mu.Unlock()
 }
 
 func (t *Transport) queue(fn func(rmw.Event), ev rmw.Event) {
 	if fn != nil {
-		t.callbacks = append(t.callbacks, func() { fn(ev) })
+		t.callbacks = append(t.callbacks, callback{fn: func() { fn(ev) }})
 	}
 }
 

@@ -1,0 +1,75 @@
+package rtps
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/nros-go/nros/rmw"
+)
+
+// callback is one entry of the Transport's hand-out queue: an event (fn)
+// or a sample for a subscription. A remote sample's Data lives in a
+// pooled buffer (buf) that goes back to the pool once deliver returns:
+// rmw.Sample.Data belongs to the deliver function only for the call, so
+// the receive path copies each sample once and allocates nothing.
+type callback struct {
+	fn  func()
+	sub *Subscription
+	smp rmw.Sample
+	buf *[]byte
+}
+
+// run hands the entry out and recycles its buffer.
+func (c *callback) run() {
+	if c.fn != nil {
+		c.fn()
+	} else if !c.sub.closed.Load() {
+		c.sub.deliver(c.smp)
+	}
+	if c.buf != nil {
+		putSampleBuf(c.buf)
+	}
+}
+
+// Sample buffers come in power-of-two classes from 256 B to 4 MiB; bigger
+// samples get a buffer of their own.
+const (
+	minBufShift = 8
+	maxBufShift = 22
+)
+
+var sampleBufs [maxBufShift - minBufShift + 1]sync.Pool
+
+func bufClass(n int) int {
+	if n <= 1<<minBufShift {
+		return 0
+	}
+	return bits.Len(uint(n-1)) - minBufShift
+}
+
+// sampleBuf returns a pooled buffer holding a copy of b, or nil (and a
+// plain copy in *buf) when b is too large to pool.
+func sampleBuf(b []byte) *[]byte {
+	k := bufClass(len(b))
+	if k >= len(sampleBufs) {
+		c := append([]byte(nil), b...)
+		return &c
+	}
+	p, _ := sampleBufs[k].Get().(*[]byte)
+	if p == nil {
+		s := make([]byte, 0, 1<<(k+minBufShift))
+		p = &s
+	}
+	*p = append((*p)[:0], b...)
+	return p
+}
+
+func putSampleBuf(p *[]byte) {
+	c := cap(*p)
+	k := bufClass(c)
+	if k >= len(sampleBufs) || c != 1<<(k+minBufShift) {
+		return // not one of ours
+	}
+	*p = (*p)[:0]
+	sampleBufs[k].Put(p)
+}

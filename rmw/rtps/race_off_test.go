@@ -1,0 +1,5 @@
+//go:build !race
+
+package rtps
+
+const raceEnabled = false

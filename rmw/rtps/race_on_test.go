@@ -1,0 +1,6 @@
+//go:build race
+
+package rtps
+
+// raceEnabled: the race detector makes sync.Pool drop buffers at random.
+const raceEnabled = true
