@@ -105,11 +105,11 @@ func TestGoChatterToPeer(t *testing.T) {
 				}
 				if bestEffort {
 					// A best-effort 1 MiB sample is lost as a whole when
-					// one fragment is: the Fast DDS reader drops some even
-					// from Fast DDS and Cyclone writers on loopback (its
-					// socket buffer is smaller than a burst). The sub then
-					// runs with --allow-gaps, and short strings fill its
-					// count up.
+					// one fragment is: the Fast DDS reader drops some, on
+					// a loaded machine all, even from Fast DDS and Cyclone
+					// writers on loopback (its socket buffer is smaller
+					// than a burst). The sub then runs with --allow-gaps,
+					// and short strings fill its count up.
 					for i := c.small + c.big + 1; i <= c.small+c.big+300 && !sub.exited(); i++ {
 						pub.Publish(&std_msgs.String{Data: chatterString(i, 0)})
 						time.Sleep(10 * time.Millisecond)
@@ -136,8 +136,8 @@ func TestGoChatterToPeer(t *testing.T) {
 // checkBestEffortChatter checks what a best-effort reader got from
 // checkChatter's sequence followed by short strings: numbers increasing,
 // every short string of the first small present, every string intact, and
-// all big strings (at least one when someBig).
-func checkBestEffortChatter(t *testing.T, who string, got []string, small, big int, someBig bool) {
+// all big strings (any number when anyBig).
+func checkBestEffortChatter(t *testing.T, who string, got []string, small, big int, anyBig bool) {
 	t.Helper()
 	prev, bigs := 0, 0
 	for _, l := range got {
@@ -164,7 +164,7 @@ func checkBestEffortChatter(t *testing.T, who string, got []string, small, big i
 			t.Fatalf("%s: string #%d is %q, want length %d and prefix %.40q", who, n, l, len(want), want)
 		}
 	}
-	if prev < small || bigs == 0 || (!someBig && bigs < big) {
+	if prev < small || (!anyBig && bigs < big) {
 		t.Fatalf("%s: %d records up to #%d with %d of %d 1 MiB strings", who, len(got), prev, bigs, big)
 	}
 	t.Logf("%s: %d of %d best-effort 1 MiB strings arrived", who, bigs, big)

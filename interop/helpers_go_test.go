@@ -290,8 +290,7 @@ func parseClockpub(t *testing.T, lines []string) []clockSample {
 // overruns and gives one activation (skip) or k+1 activations at that
 // sample (catch-up, replayed before the next sample arrives); either way the
 // next deadline stays on the grid.
-func expectFires(samples []clockSample, period int64, catchUp bool) []fire {
-	var out []fire
+func expectFires(samples []clockSample, period int64, catchUp bool) (fires []fire, at []int) {
 	var last, next int64
 	var overruns uint64
 	for i, s := range samples {
@@ -306,13 +305,46 @@ func expectFires(samples []clockSample, period int64, catchUp bool) []fire {
 				n = behind + 1
 			}
 			for k := int64(0); k < n; k++ {
-				out = append(out, fire{s.sim, overruns})
+				fires = append(fires, fire{s.sim, overruns})
+				at = append(at, i)
 			}
 			next += (behind + 1) * period
 		}
 		last = s.sim
 	}
-	return out
+	return fires, at
+}
+
+// maxLagSamples is how many samples later than the one that made a
+// deadline due the ROS time printed by the timer callback may be: the
+// callback reads the clock when it runs, and on a loaded machine further
+// samples may have been installed by then (the deadline served and the
+// overrun count must still be those of the model).
+const maxLagSamples = 5
+
+// matchFires compares the fires of the timer with the model's: the same
+// number, the same overrun counts, and each printed ROS time a published
+// sample at most maxLagSamples after the model's. It returns the largest
+// lag seen.
+func matchFires(samples []clockSample, want []fire, at []int, got []fire) (int, error) {
+	if len(got) != len(want) {
+		return 0, fmt.Errorf("%s", fireDiff(want, got))
+	}
+	worst := 0
+	for i := range want {
+		lag := -1
+		for j := at[i]; j < len(samples) && j <= at[i]+maxLagSamples; j++ {
+			if samples[j].sim == got[i].ros {
+				lag = j - at[i]
+				break
+			}
+		}
+		if got[i].overruns != want[i].overruns || lag < 0 {
+			return 0, fmt.Errorf("fire #%d is %v, want %v (or a sample up to %d later)", i, got[i], want[i], maxLagSamples)
+		}
+		worst = max(worst, lag)
+	}
+	return worst, nil
 }
 
 func fireDiff(want, got []fire) string {
