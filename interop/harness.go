@@ -32,6 +32,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nros-go/nros/internal/testdomain"
 )
 
 // Vendors lists the DDS implementations that have a build of every peer,
@@ -377,23 +379,7 @@ func (p *Proc) Kill() {
 // is held through a lock file in the temp directory until the test ends.
 func Domain(t testing.TB) int {
 	t.Helper()
-	start := os.Getpid() % 232
-	for k := 0; k < 232; k++ {
-		d := 1 + (start+k)%232
-		path := filepath.Join(os.TempDir(), fmt.Sprintf("nros-interop-domain-%d.lock", d))
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-		if err != nil {
-			t.Fatalf("interop: domain lock: %v", err)
-		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			f.Close()
-			continue
-		}
-		t.Cleanup(func() { f.Close() }) // closing releases the lock
-		return d
-	}
-	t.Fatal("interop: all 232 DDS domains are in use")
-	return 0
+	return testdomain.Acquire(t)
 }
 
 // DomainPorts returns the UDP port range that RTPS uses for a domain

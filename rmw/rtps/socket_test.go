@@ -17,7 +17,9 @@ import (
 // Socket tests bind 127.0.0.1 only and send only to 127.0.0.1 (LOCALHOST
 // range, no multicast unless lo has the flag). They use domain 197 to stay
 // clear of real DDS applications on the host.
-const testDomain = 197
+// testDomain is this test process's own DDS domain (see TestMain), so that
+// packages tested in parallel in one namespace never share a domain.
+var testDomain = 197
 
 func newLoopback(t *testing.T) *Transport {
 	t.Helper()
@@ -94,7 +96,7 @@ func validMessages(prefix wire.GuidPrefix) [][]byte {
 		BuiltinEndpoints: discovery.BuiltinEndpoints, LeaseDuration: wire.Duration{Seconds: 10},
 		MetatrafficUnicastLocators: []wire.Locator{wire.LoopbackUDPv4(9)},
 		DefaultUnicastLocators:     []wire.Locator{wire.LoopbackUDPv4(9)},
-		HasDomainID:                true, DomainID: testDomain, UserData: []byte("enclave=/;"),
+		HasDomainID:                true, DomainID: uint32(testDomain), UserData: []byte("enclave=/;"),
 	}
 	spdp, _ := pd.Encode(nil)
 	ed := wire.NewEndpointData(true)
