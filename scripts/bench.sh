@@ -16,15 +16,21 @@
 #  * round-trip latency, one sample in flight: `pingpong ping` / `pong`,
 #    64 B (LAT64 = 10000 round trips) and 64 KiB (LAT64K = 2000; as the
 #    reference peers' anchors in shared/peers), for the pairs
-#    go/go, cyclone/cyclone, go/cyclone, cyclone/go, go/fastdds, fastdds/go
-#    (ping side first). Go is `nros bench pingpong`.
+#    go/go, cyclone/cyclone, go/cyclone, cyclone/go, go/fastdds, fastdds/go,
+#    cyclone/fastdds, fastdds/cyclone (ping side first). Go is
+#    `nros bench pingpong`; go/echo is Go ping against bench/echopong, a
+#    pong that republishes from the transport's deliver function (no
+#    hand-off to another goroutine, as the CLI pong does). Each row's
+#    ratio is against the same pair with Cyclone in Go's place.
 #  * best-effort throughput of 64 B messages, TPSEC (5) seconds of flooding;
 #    messages/s received by pong.
 #  * /clock -> callback: clockpub_cyclone publishes a 100 Hz script and
 #    prints wall_ns before each write; bench/clocklat (a Go node with
 #    use_sim_time and a 10 ms ROS timer, so every sample crosses one
 #    deadline) prints the wall time at each callback; clocksub_cyclone
-#    prints the wall time at receipt. Pairs are matched by sim time.
+#    prints the wall time at receipt. Pairs are matched by sim time. A
+#    third run per repetition has clocklat also record the bare receipt
+#    in Go (a raw subscription on the transport's goroutine).
 #
 # Environment: NROS_INTEROP_PEERS=DIR uses prebuilt peers (default
 # interop/build, built by interop/build.sh when missing); LAT64, LAT64K,
@@ -50,12 +56,14 @@ if [ ! -x "$B/pingpong_cyclone" ] || [ ! -x "$B/clockpub_cyclone" ]; then
 fi
 mkdir -p "$L/bin"
 rm -f "$L"/*.log
-(cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat)
+(cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat &&
+  go build -o "$L/bin/echopong" ./bench/echopong)
 
 # prog SIDE: the pingpong command of one side (go, cyclone, fastdds)
 prog() {
   case $1 in
     go) echo "$L/bin/nros bench pingpong" ;;
+    echo) echo "$L/bin/echopong" ;;
     *) echo "$B/pingpong_$1" ;;
   esac
 }
@@ -65,8 +73,8 @@ run() {
   timeout 60 "$NS" -s "$2" >"$L/$1.log" 2>&1 || say "$1 exited $? (see $L/$1.log)"
 }
 
-pairs="go:go cyclone:cyclone go:cyclone cyclone:go"
-[ "$FASTDDS" = 0 ] || pairs="$pairs go:fastdds fastdds:go"
+pairs="go:go go:echo cyclone:cyclone go:cyclone cyclone:go"
+[ "$FASTDDS" = 0 ] || pairs="$pairs go:fastdds cyclone:fastdds fastdds:go fastdds:cyclone"
 
 t0=$(date +%s)
 for r in $(seq 1 "$R"); do
@@ -82,6 +90,7 @@ for r in $(seq 1 "$R"); do
   done
   script='start=1;play 1x 3s'
   run "clock_go_$r" "$L/bin/clocklat --count $CLOCKN --timeout 15 >$L/clock_go_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_go_${r}.pub; wait"
+  run "clock_gorx_$r" "$L/bin/clocklat --count $CLOCKN --timeout 15 --rx $L/clock_gorx_${r}.sub >/dev/null & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_gorx_${r}.pub; wait"
   run "clock_cyclone_$r" "$B/clocksub_cyclone --count $CLOCKN --timeout 15 >$L/clock_cyclone_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_cyclone_${r}.pub; wait"
 done
 say "measured in $(($(date +%s) - t0)) s; logs in $L"
@@ -124,28 +133,36 @@ clockpair() {
 name() {
   case $1 in
     go) echo "Go" ;;
+    echo) echo "Go echopong" ;;
     cyclone) echo "Cyclone" ;;
     fastdds) echo "Fast DDS" ;;
   esac
 }
 
 echo
-echo "## Round-trip latency, reliable KEEP_LAST 10, µs (median of $R runs [min..max]); ratio = / Cyclone→Cyclone"
+echo "## Round-trip latency, reliable KEEP_LAST 10, µs (median of $R runs [min..max]); ratio = / the same pair with Cyclone in Go's place"
 echo
 echo "| ping → pong | size | p50 | p99 | lost | p50 ratio | p99 ratio |"
 echo "|---|---|---|---|---|---|---|"
 for s in 64 65536; do
-  ref50=$(first "$(field p50 "$L"/lat_cyclone_cyclone_${s}_*.log | med)")
-  ref99=$(first "$(field p99 "$L"/lat_cyclone_cyclone_${s}_*.log | med)")
   for p in $pairs; do
     a=${p%:*}
     b=${p#*:}
+    ra=$a rb=$b
+    [ "$ra" = go ] && ra=cyclone
+    [ "$rb" = go ] || [ "$rb" = echo ] && rb=cyclone
     f=$(ls "$L"/lat_${a}_${b}_${s}_*.log)
     p50=$(field p50 $f | med)
     p99=$(field p99 $f | med)
     lost=$(field lost $f | awk '{ s += $1 } END { print s + 0 }')
     sz=$([ "$s" = 64 ] && echo "64 B" || echo "64 KiB")
-    echo "| $(name "$a") → $(name "$b") | $sz | $p50 | $p99 | $lost | $(ratio "$(first "$p50")" "$ref50") | $(ratio "$(first "$p99")" "$ref99") |"
+    if [ "$ra:$rb" = "$a:$b" ]; then
+      r50=ref r99=ref
+    else
+      r50=$(ratio "$(first "$p50")" "$(first "$(field p50 "$L"/lat_${ra}_${rb}_${s}_*.log | med)")")
+      r99=$(ratio "$(first "$p99")" "$(first "$(field p99 "$L"/lat_${ra}_${rb}_${s}_*.log | med)")")
+    fi
+    echo "| $(name "$a") → $(name "$b") | $sz | $p50 | $p99 | $lost | $r50 | $r99 |"
   done
 done
 
@@ -166,7 +183,7 @@ echo "## /clock write → receipt, µs: clockpub_cyclone 100 Hz; Go = ROS-timer 
 echo
 echo "| receiver | p50 | p99 | samples paired per run | p50 ratio | p99 ratio |"
 echo "|---|---|---|---|---|---|"
-for v in cyclone go; do
+for v in cyclone go gorx; do
   : >"$L/clock_$v.sum"
   for r in $(seq 1 "$R"); do
     clockpair "$L/clock_${v}_$r.pub" "$L/clock_${v}_$r.sub" >>"$L/clock_$v.sum" || true
@@ -174,10 +191,14 @@ for v in cyclone go; do
 done
 c50=$(cut -d' ' -f1 "$L/clock_cyclone.sum" | med)
 c99=$(cut -d' ' -f2 "$L/clock_cyclone.sum" | med)
-for v in go cyclone; do
+for v in go gorx cyclone; do
   p50=$(cut -d' ' -f1 "$L/clock_$v.sum" | med)
   p99=$(cut -d' ' -f2 "$L/clock_$v.sum" | med)
   n=$(cut -d' ' -f3 "$L/clock_$v.sum" | tr '\n' ' ')
-  label=$([ $v = go ] && echo "Go ROS-timer callback" || echo "Cyclone clocksub receipt")
+  case $v in
+    go) label="Go ROS-timer callback" ;;
+    gorx) label="Go bare receipt (raw subscription, separate runs)" ;;
+    *) label="Cyclone clocksub receipt" ;;
+  esac
   echo "| $label | $p50 | $p99 | ${n% } | $(ratio "$(first "$p50")" "$(first "$c50")") | $(ratio "$(first "$p99")" "$(first "$c99")") |"
 done

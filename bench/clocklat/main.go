@@ -12,7 +12,11 @@
 // lines pair with clockpub's "wall_ns sec nanosec" (written just before
 // each write) by sim time. scripts/bench.sh does the pairing.
 //
-//	clocklat [--count N] [--timeout S] [--period D] [--ros-args ...]
+//	clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--ros-args ...]
+//
+// With --rx, a second, raw subscription to the clock topic writes the
+// wall time at which the transport hands each sample out (the bare
+// receipt, as clocksub measures it) to FILE in the same format.
 //
 // It exits 0 after N callbacks, 3 on --timeout before that (printing what
 // it has), 2 on a bad command line.
@@ -27,10 +31,14 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
+	"github.com/nros-go/nros/rmw"
 )
 
 func main() {
@@ -52,8 +60,9 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 	count := fs.Int("count", 300, "callbacks to record")
 	timeout := fs.Float64("timeout", 30, "seconds before giving up")
 	period := fs.Duration("period", 10*time.Millisecond, "ROS timer period (the clock's sample step)")
+	rxFile := fs.String("rx", "", "also write the bare receipt of each /clock sample (a second, raw subscription) to FILE")
 	if err := fs.Parse(own); err != nil || fs.NArg() > 0 || *count <= 0 || *period <= 0 || !(*timeout > 0) {
-		fmt.Fprintln(stderr, "usage: clocklat [--count N] [--timeout S] [--period D] [--ros-args ...]")
+		fmt.Fprintln(stderr, "usage: clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--ros-args ...]")
 		return 2
 	}
 	// use_sim_time is on unless the caller's ROS args say otherwise.
@@ -69,6 +78,30 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 	defer node.Close()
 	clk := node.Clock()
 	recs := make([]record, 0, *count)
+	var rx []record // written on the transport's goroutine, read after Spin
+	var rxMu sync.Mutex
+	if *rxFile != "" {
+		rx = make([]record, 0, 2*(*count)+16)
+		info := rmw.NodeInfo{Name: node.Name(), Namespace: node.Namespace(), Enclave: "/"}
+		q := rmw.QoS{Reliability: rmw.BestEffort, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 1}
+		sub, err := rctx.Transport().NewSubscription(info, node.RosTimeSourceTopic(), "rosgraph_msgs/msg/Clock", q, func(s rmw.Sample) {
+			w := time.Now().UnixNano()
+			var m rosgraph_msgs.Clock
+			if msg.Unmarshal(s.Data, &m) != nil {
+				return
+			}
+			rxMu.Lock()
+			if len(rx) < cap(rx) {
+				rx = append(rx, record{w, int64(m.Clock.Sec)*1e9 + int64(m.Clock.Nanosec)})
+			}
+			rxMu.Unlock()
+		}, rmw.EndpointOptions{})
+		if err != nil {
+			fmt.Fprintf(stderr, "clocklat: %v\n", err)
+			return 2
+		}
+		defer sub.Close()
+	}
 	spinCtx, cancel := context.WithTimeout(ctx, time.Duration(*timeout*float64(time.Second)))
 	defer cancel()
 	_, err = node.CreateTimer(clk, *period, func() {
@@ -91,7 +124,36 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 		fmt.Fprintf(stderr, "clocklat: %v\n", err)
 		return 1
 	}
-	w := bufio.NewWriter(stdout)
+	if err := write(stdout, recs); err != nil {
+		fmt.Fprintf(stderr, "clocklat: %v\n", err)
+		return 1
+	}
+	if *rxFile != "" {
+		rxMu.Lock()
+		got := slices.Clone(rx)
+		rxMu.Unlock()
+		f, err := os.Create(*rxFile)
+		if err == nil {
+			err = write(f, got)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "clocklat: %v\n", err)
+			return 1
+		}
+	}
+	if len(recs) < *count {
+		fmt.Fprintf(stderr, "clocklat: timeout after %d of %d callbacks\n", len(recs), *count)
+		return 3
+	}
+	return 0
+}
+
+// write prints "wall_ns sec nanosec" per record.
+func write(out io.Writer, recs []record) error {
+	w := bufio.NewWriter(out)
 	for _, r := range recs {
 		sec, ns := r.sim/1e9, r.sim%1e9
 		if ns < 0 {
@@ -99,12 +161,7 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 		}
 		fmt.Fprintf(w, "%d %d %d\n", r.wall, sec, ns)
 	}
-	w.Flush()
-	if len(recs) < *count {
-		fmt.Fprintf(stderr, "clocklat: timeout after %d of %d callbacks\n", len(recs), *count)
-		return 3
-	}
-	return 0
+	return w.Flush()
 }
 
 // trimRosArgs drops a leading --ros-args (we add our own).
