@@ -46,7 +46,7 @@ LAT64=${LAT64:-10000}
 LAT64K=${LAT64K:-2000}
 TPSEC=${TPSEC:-5}
 FASTDDS=${FASTDDS:-1}
-CLOCKN=290 # callbacks/receipts to pair; the script publishes 300 samples
+CLOCKN=490 # callbacks/receipts to pair; the script publishes 500 samples
 
 say() { echo "bench.sh: $*" >&2; }
 
@@ -88,7 +88,7 @@ for r in $(seq 1 "$R"); do
   for v in go cyclone; do
     run "tp_${v}_${v}_64_be_$r" "$(prog $v) pong --best-effort & $(prog $v) ping --best-effort --mode throughput --duration $TPSEC --size 64; wait"
   done
-  script='start=1;play 1x 3s'
+  script='start=1;play 1x 5s'
   run "clock_go_$r" "$L/bin/clocklat --count $CLOCKN --timeout 15 >$L/clock_go_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_go_${r}.pub; wait"
   run "clock_gorx_$r" "$L/bin/clocklat --count $CLOCKN --timeout 15 --rx $L/clock_gorx_${r}.sub >/dev/null & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_gorx_${r}.pub; wait"
   run "clock_cyclone_$r" "$B/clocksub_cyclone --count $CLOCKN --timeout 15 >$L/clock_cyclone_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_cyclone_${r}.pub; wait"
