@@ -182,6 +182,7 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 	rc := endpoint.ReaderConfig{
 		GUID:        guid,
 		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
+		Durable:     qos.Durability == rmw.TransientLocal,
 	}
 	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow {
 		// Deep readers buffer as far as a KEEP_ALL writer may run ahead

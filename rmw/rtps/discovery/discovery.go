@@ -242,6 +242,10 @@ func New(cfg Config) (*Discovery, error) {
 		return endpoint.NewReader(endpoint.ReaderConfig{
 			GUID: wire.GUID{Prefix: cfg.Prefix, Entity: id}, Participant: part,
 			MaxSampleSize: 1 << 20,
+			// SEDP writers keep every live announcement: one skipped
+			// because it was lost before the first HEARTBEAT would hide
+			// that endpoint for good (Fast DDS does not repeat them).
+			Durable: true,
 		}, cfg.Output, func(s endpoint.Sample) { d.sedpSample(s, writer) })
 	}
 	var err error

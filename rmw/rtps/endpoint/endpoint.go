@@ -162,6 +162,12 @@ type ReaderConfig struct {
 	// InitialSyncTimeout (ns): see the package documentation; negative
 	// means 0 (start at the first SN received).
 	InitialSyncTimeout int64
+	// Durable marks a reader whose writers keep history for it
+	// (TRANSIENT_LOCAL, and the SEDP readers): when InitialSyncTimeout
+	// passes without a HEARTBEAT it starts at SN 1 (as far back as its
+	// window reaches), not at the lowest SN it holds, so SNs lost before
+	// the writer's first HEARTBEAT are asked for rather than skipped.
+	Durable bool
 	// Window is how many samples a reliable proxy buffers out of order
 	// (1..256 is typical; the ACKNACK bitmap reaches 256).
 	Window int

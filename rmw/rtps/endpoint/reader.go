@@ -894,6 +894,12 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 	p.ackAt = Never
 	if !p.gotHB {
 		p.preemptAt = now + r.cfg.PreemptiveAckPeriod
+		if !p.synced && p.nbuf > 0 {
+			// Holding data until a HEARTBEAT says where the writer's
+			// history starts: a lost prompt or reply must not leave the
+			// whole InitialSyncTimeout unused.
+			p.preemptAt = now + max(r.cfg.InitialSyncTimeout/4, 1e6)
+		}
 	}
 	if len(p.locs) == 0 {
 		return
@@ -984,7 +990,11 @@ func (r *Reader) Tick(now int64) int64 {
 			continue
 		}
 		if !p.synced && p.syncAt <= now && p.nbuf > 0 {
-			r.sync(p, p.bufLow)
+			start := p.bufLow
+			if r.cfg.Durable {
+				start = max(1, p.bufHigh-wire.SequenceNumber(len(p.slots))+1)
+			}
+			r.sync(p, start)
 		}
 		if p.ackAt <= now || (!p.gotHB && p.preemptAt <= now) {
 			r.sendAck(now, p)
