@@ -5,7 +5,7 @@
 // goroutine. scripts/bench.sh runs it next to `nros bench pingpong pong`
 // to show what the transport does without the CLI's queueing.
 //
-//	echopong [pong] [--best-effort] [--depth N] [--timeout S] [--ros-args ...]
+//	echopong [pong] [--best-effort] [--depth N] [--timeout S] [--cpuprofile FILE] [--ros-args ...]
 //
 // It exits 0 when ping sends the quit sample (stamp_ns -9), 3 after
 // --timeout seconds without one, 2 on a bad command line. Control samples
@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"syscall"
 	"time"
@@ -61,12 +62,25 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stderr io.Write
 	bestEffort := fs.Bool("best-effort", false, "BEST_EFFORT (default RELIABLE)")
 	depth := fs.Int("depth", 10, "KEEP_LAST depth, 0 = KEEP_ALL")
 	timeout := fs.Float64("timeout", 120, "seconds to wait for ping's quit sample")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE")
 	if len(own) > 0 && own[0] == "pong" { // as `pingpong pong`
 		own = own[1:]
 	}
 	if err := fs.Parse(own); err != nil || fs.NArg() > 0 || *depth < 0 || !(*timeout > 0) {
-		fmt.Fprintln(stderr, "usage: echopong [pong] [--best-effort] [--depth N] [--timeout S] [--ros-args ...]")
+		fmt.Fprintln(stderr, "usage: echopong [pong] [--best-effort] [--depth N] [--timeout S] [--cpuprofile FILE] [--ros-args ...]")
 		return 2
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "echopong: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	if _, err := rctx.Init(ros); err != nil {
 		fmt.Fprintf(stderr, "echopong: %v\n", err)
