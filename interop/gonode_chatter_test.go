@@ -90,7 +90,7 @@ func TestGoChatterToPeer(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !waitFor(20*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
-					t.Fatal("the Go publisher did not match the peer's subscription")
+					t.Fatalf("the Go publisher did not match the peer's subscription\n%s", graphReport(g))
 				}
 				bestEffort := c.qos.Reliability == nros.ReliabilityBestEffort
 				for i := 1; i <= c.small+c.big; i++ {
@@ -215,7 +215,7 @@ func TestPeerChatterToGo(t *testing.T) {
 						}
 						return false
 					}) {
-						t.Fatal("the Go subscription did not match the peer's publisher")
+						t.Fatalf("the Go subscription did not match the peer's publisher (%d matched)\n%s", sub.MatchedPublishers(), graphReport(g))
 					}
 					Release(t, 20*time.Second, pub)
 					if code, err := pub.Wait(60 * time.Second); err != nil || code != ExitOK {

@@ -372,3 +372,18 @@ func (p *Proc) exited() bool {
 		return false
 	}
 }
+
+// graphReport describes the Go transport's view for a failure message.
+func graphReport(g *goNode) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Go participant %x (id %d, meta %v, user %v), remote participants %x\n", g.tr.GuidPrefix(), g.tr.ParticipantID(),
+		g.tr.MetaAddr(), g.tr.UserAddr(), g.tr.RemoteParticipants())
+	for _, e := range g.tr.Endpoints("") {
+		fmt.Fprintf(&b, "  endpoint %s %s pub=%v local=%v gid=%x qos=%+v\n", e.Topic, e.Type, e.Publisher, e.Local, e.GID, e.QoS)
+	}
+	st := g.tr.Stats()
+	fmt.Fprintf(&b, "  stats: datagrams %d bad %d/%d sent %d filtered %d incompatibleQoS %d\n", st.Datagrams, st.BadDatagrams,
+		st.BadSubmessages, st.Sent, st.Filtered, st.IncompatibleQoS)
+	fmt.Fprintf(&b, "  discovery: %+v", st.Discovery)
+	return b.String()
+}
