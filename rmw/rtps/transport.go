@@ -543,12 +543,17 @@ func (t *Transport) dispatch() {
 			cbs[i] = callback{}
 		}
 		t.mu.Lock()
-		t.spare = cbs[:0]
+		if cap(cbs) <= maxSpareCallbacks { // do not pin a burst's storage
+			t.spare = cbs[:0]
+		}
 	}
 	t.draining = false
 	done = true
 	t.mu.Unlock()
 }
+
+// maxSpareCallbacks bounds the queue storage kept between hand-outs.
+const maxSpareCallbacks = 4096
 
 func (t *Transport) queue(fn func(rmw.Event), ev rmw.Event) {
 	if fn != nil {
