@@ -445,12 +445,19 @@ func (p *Publisher) Publish(data []byte) error {
 		h.Data = slices.Clone(data)
 		p.hist = append(p.hist, h)
 	}
-	if len(p.local) > 0 {
-		smp.Data = slices.Clone(data)
-	}
-	for _, s := range p.local {
+	switch len(p.local) {
+	case 0:
+	case 1: // the usual case: a pooled copy, returned after deliver
 		t.st.Delivered++
-		s.queueLocked(smp)
+		buf := sampleBuf(data)
+		smp.Data = *buf
+		t.callbacks = append(t.callbacks, callback{sub: p.local[0], smp: smp, buf: buf})
+	default: // one copy shared by every local subscription
+		smp.Data = slices.Clone(data)
+		for _, s := range p.local {
+			t.st.Delivered++
+			s.queueLocked(smp)
+		}
 	}
 	kick := p.w.NextDeadline() < t.sleepUntil
 	t.mu.Unlock()

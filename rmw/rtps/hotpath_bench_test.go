@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/udp"
 )
 
 // The hot-path benchmarks run two Transports in one process over real
@@ -260,5 +261,30 @@ func TestHotPathAllocs(t *testing.T) {
 				t.Errorf("%.2f allocations per sample, want ~0", avg)
 			}
 		})
+	}
+}
+
+// TestLocalDeliveryAllocs checks that a sample published to the one
+// subscription of the same Transport costs no allocation either.
+func TestLocalDeliveryAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops buffers at random under the race detector")
+	}
+	tr := newMem(t, udp.NewMemNetwork(), nil)
+	defer tr.Close()
+	n := 0
+	pub := mustPub(t, tr, "/local_allocs", reliable, nil)
+	if _, err := tr.NewSubscription(node, "/local_allocs", strType, reliable, func(s rmw.Sample) { n += len(s.Data) }, rmw.EndpointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data := hotSample(64)
+	for range 20 {
+		pub.Publish(data)
+	}
+	if avg := testing.AllocsPerRun(200, func() { pub.Publish(data) }); avg > 0.1 {
+		t.Errorf("%.2f allocations per local sample, want 0", avg)
+	}
+	if want := (20 + 1 + 200) * len(data); n != want { // AllocsPerRun runs once more
+		t.Errorf("delivered %d bytes, want %d", n, want)
 	}
 }
