@@ -199,7 +199,7 @@ func TestSubnetInNamespace(t *testing.T) {
 	ifs, _ := net.Interfaces()
 	for _, ifi := range ifs {
 		if ifi.Name != "lo" {
-			t.Skip("SUBNET is exercised only in a loopback-only namespace (/work/shared/peers/netns)")
+			t.Skip("SUBNET is exercised only in a loopback-only namespace (interop/netns)")
 		}
 	}
 	if !udp.InterfaceHasMulticast("lo") {

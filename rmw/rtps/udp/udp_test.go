@@ -242,7 +242,7 @@ func TestSystemLoopback(t *testing.T) {
 }
 
 // onlyLoopback reports whether lo has multicast and no other interface
-// exists: the namespace made by /work/shared/peers/netns.
+// exists: the namespace made by interop/netns.
 func onlyLoopback() bool {
 	ifs, err := net.Interfaces()
 	if err != nil {
@@ -258,7 +258,7 @@ func onlyLoopback() bool {
 
 func TestSystemMulticastLoopback(t *testing.T) {
 	if !onlyLoopback() {
-		t.Skip("needs a namespace with only lo, multicast on (run under /work/shared/peers/netns)")
+		t.Skip("needs a namespace with only lo, multicast on (run under interop/netns)")
 	}
 	s := System{Bind: Loopback}
 	g1, err := s.ListenMulticast(SPDPGroup, 7400, []string{"lo"})
