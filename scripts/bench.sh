@@ -20,8 +20,10 @@
 #    cyclone/fastdds, fastdds/cyclone (ping side first). Go is
 #    `nros bench pingpong`; go/echo is Go ping against bench/echopong, a
 #    pong that republishes from the transport's deliver function (no
-#    hand-off to another goroutine, as the CLI pong does). Each row's
-#    ratio is against the same pair with Cyclone in Go's place.
+#    hand-off to another goroutine, as the CLI pong does); direct/echo
+#    also drives ping from deliver (bench/directping): the round trip of
+#    the rtps transport itself. Each row's ratio is against the same pair
+#    with Cyclone in Go's place.
 #  * best-effort throughput of 64 B messages, TPSEC (5) seconds of flooding;
 #    messages/s received by pong.
 #  * /clock -> callback: clockpub_cyclone publishes a 100 Hz script and
@@ -57,13 +59,14 @@ fi
 mkdir -p "$L/bin"
 rm -f "$L"/*.log
 (cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat &&
-  go build -o "$L/bin/echopong" ./bench/echopong)
+  go build -o "$L/bin/echopong" ./bench/echopong && go build -o "$L/bin/directping" ./bench/directping)
 
 # prog SIDE: the pingpong command of one side (go, cyclone, fastdds)
 prog() {
   case $1 in
     go) echo "$L/bin/nros bench pingpong" ;;
     echo) echo "$L/bin/echopong" ;;
+    direct) echo "$L/bin/directping" ;;
     *) echo "$B/pingpong_$1" ;;
   esac
 }
@@ -73,7 +76,7 @@ run() {
   timeout 60 "$NS" -s "$2" >"$L/$1.log" 2>&1 || say "$1 exited $? (see $L/$1.log)"
 }
 
-pairs="go:go go:echo cyclone:cyclone go:cyclone cyclone:go"
+pairs="go:go go:echo direct:echo cyclone:cyclone go:cyclone cyclone:go"
 [ "$FASTDDS" = 0 ] || pairs="$pairs go:fastdds cyclone:fastdds fastdds:go fastdds:cyclone"
 
 t0=$(date +%s)
@@ -101,7 +104,7 @@ say "measured in $(($(date +%s) - t0)) s; logs in $L"
 field() {
   k=$1
   shift
-  cat "$@" 2>/dev/null | grep -E '^(go|cyclone|fastdds) ' | tr ' ' '\n' | sed -n "s/^$k=//p"
+  cat "$@" 2>/dev/null | grep -E '^(go|go-direct|cyclone|fastdds) ' | tr ' ' '\n' | sed -n "s/^$k=//p"
 }
 
 # med: median of the numbers on stdin with [min..max]; "-" if none
@@ -134,6 +137,7 @@ name() {
   case $1 in
     go) echo "Go" ;;
     echo) echo "Go echopong" ;;
+    direct) echo "Go directping" ;;
     cyclone) echo "Cyclone" ;;
     fastdds) echo "Fast DDS" ;;
   esac
@@ -149,7 +153,7 @@ for s in 64 65536; do
     a=${p%:*}
     b=${p#*:}
     ra=$a rb=$b
-    [ "$ra" = go ] && ra=cyclone
+    [ "$ra" = go ] || [ "$ra" = direct ] && ra=cyclone
     [ "$rb" = go ] || [ "$rb" = echo ] && rb=cyclone
     f=$(ls "$L"/lat_${a}_${b}_${s}_*.log)
     p50=$(field p50 $f | med)
