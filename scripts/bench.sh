@@ -2,7 +2,7 @@
 # scripts/bench.sh [REPS] [LOGDIR] - nros-go against Cyclone DDS (and Fast
 # DDS) on this machine, side by side, in one command.
 #
-#   sh scripts/bench.sh            # 3 runs of every case, about 2-3 minutes
+#   sh scripts/bench.sh            # 3 runs of every case, about 3 minutes
 #   sh scripts/bench.sh 1          # one run of every case (a quick look)
 #
 # Every run happens in its own loopback-only network namespace
@@ -57,7 +57,7 @@ if [ ! -x "$B/pingpong_cyclone" ] || [ ! -x "$B/clockpub_cyclone" ]; then
   sh "$root/interop/build.sh" "$B" >&2
 fi
 mkdir -p "$L/bin"
-rm -f "$L"/*.log
+rm -f "$L"/*.log "$L"/*.sub "$L"/*.pub "$L"/*.sum
 (cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat &&
   go build -o "$L/bin/echopong" ./bench/echopong && go build -o "$L/bin/directping" ./bench/directping)
 
@@ -92,9 +92,9 @@ for r in $(seq 1 "$R"); do
     run "tp_${v}_${v}_64_be_$r" "$(prog $v) pong --best-effort & $(prog $v) ping --best-effort --mode throughput --duration $TPSEC --size 64; wait"
   done
   script='start=1;play 1x 5s'
-  run "clock_go_$r" "$L/bin/clocklat --count $CLOCKN --timeout 15 >$L/clock_go_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_go_${r}.pub; wait"
-  run "clock_gorx_$r" "$L/bin/clocklat --count $CLOCKN --timeout 15 --rx $L/clock_gorx_${r}.sub >/dev/null & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_gorx_${r}.pub; wait"
-  run "clock_cyclone_$r" "$B/clocksub_cyclone --count $CLOCKN --timeout 15 >$L/clock_cyclone_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_cyclone_${r}.pub; wait"
+  run "clock_go_$r" "$L/bin/clocklat --count $CLOCKN --timeout 10 >$L/clock_go_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_go_${r}.pub; wait"
+  run "clock_gorx_$r" "$L/bin/clocklat --count $CLOCKN --timeout 10 --rx $L/clock_gorx_${r}.sub >/dev/null & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_gorx_${r}.pub; wait"
+  run "clock_cyclone_$r" "$B/clocksub_cyclone --count $CLOCKN --timeout 10 >$L/clock_cyclone_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_cyclone_${r}.pub; wait"
 done
 say "measured in $(($(date +%s) - t0)) s; logs in $L"
 
