@@ -1,0 +1,30 @@
+#!/bin/bash
+# scripts/bench-clock.sh [REPS] — the /clock part of scripts/bench.sh alone,
+# interleaved: per repetition, one run of bench/clocklat (a use_sim_time Go
+# node whose ROS timer each sample makes due; the callback's wall time) and
+# one of clocksub_cyclone (its receipt), each against clockpub_cyclone
+# publishing 'start=1;play 1x 5s' at 100 Hz, paired by sim time with the
+# publisher's wall time just before each write. Prints every run's p50/p99
+# (µs) and the medians. Runs in interop/netns (loopback only).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+R=${1:-7}
+B=${NROS_INTEROP_PEERS:-$root/interop/build}
+L=$(mktemp -d /tmp/nros-bench-clock.XXXXXX)
+sh "$root/interop/build.sh" >/dev/null
+(cd "$root" && go build -o "$L/clocklat" ./bench/clocklat)
+one() { # TAG PROG r
+  "$root/interop/netns" -s "$2 --count 490 --timeout 10 >$L/$1_$3.sub & $B/clockpub_cyclone --script 'start=1;play 1x 5s' --wait-subs 1 --wait-timeout 20 >$L/$1_$3.pub; wait" 2>/dev/null || true
+  awk 'NR == FNR { w[$2 " " $3] = $1; next } ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$L/$1_$3.pub" "$L/$1_$3.sub" |
+    sort -g | awk -v tag="$1" '{ v[NR] = $1 } END { if (NR == 0) exit; i50 = int((NR * 50 + 99) / 100); i99 = int((NR * 99 + 99) / 100); printf "%s %s %s %d\n", tag, v[i50], v[i99], NR }'
+}
+for r in $(seq 1 "$R"); do
+  one go "$L/clocklat" "$r"
+  one cyclone "$B/clocksub_cyclone" "$r"
+done | tee "$L/all.txt"
+med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+for t in go cyclone; do
+  p50=$(awk -v t=$t '$1 == t { print $2 }' "$L/all.txt" | med)
+  p99=$(awk -v t=$t '$1 == t { print $3 }' "$L/all.txt" | med)
+  echo "median over $R runs: $t p50 $p50 µs, p99 $p99 µs"
+done
