@@ -177,7 +177,8 @@ type Transport interface {
 	NewPublisher(node NodeInfo, topic, typeName string, qos QoS, opts EndpointOptions) (Publisher, error)
 	// NewSubscription registers deliver, which the transport calls on its own
 	// goroutine for every sample that arrives, in order per writer. deliver
-	// must not block for long; it must not call back into the transport.
+	// must not block for long (it holds up the transport); it may publish
+	// and may create or close endpoints.
 	NewSubscription(node NodeInfo, topic, typeName string, qos QoS, deliver func(Sample), opts EndpointOptions) (Subscription, error)
 	// Close releases every endpoint and resource. It is safe to call twice.
 	Close() error

@@ -412,8 +412,9 @@ func throughputLine(label string, size, depth int, dt float64, sent int64, rep [
 }
 
 // ponger is the pong side. The transport's goroutine decodes each sample
-// and either counts it (sink mode) or queues the bytes to send back; the
-// run goroutine publishes the queue, so deliver never calls the transport.
+// and either counts it (sink mode), echoes it at once from deliver, or (for
+// control answers, and echoes behind them) queues the bytes for the run
+// goroutine to publish in order.
 type ponger struct {
 	pub    rmw.Publisher
 	stderr io.Writer
@@ -486,6 +487,15 @@ func (p *ponger) deliver(s rmw.Sample) {
 		p.last = t
 		p.rx++
 		p.bytes += int64(n)
+	case stamp >= 0 && len(p.queue) == 0:
+		// The echo goes back from deliver itself (both transports allow
+		// publishing from deliver): no goroutine hand-off on the latency
+		// path. Queued control answers keep their order: then it queues.
+		p.mu.Unlock()
+		if err := p.pub.Publish(s.Data); err != nil {
+			fmt.Fprintf(p.stderr, "%s: publish: %v\n", p.prog, err)
+		}
+		return
 	case stamp >= 0:
 		p.enqueue(pongItem{data: p.buffer(s.Data)})
 	case stamp == ppSink:

@@ -190,27 +190,22 @@ func TestPingPongHotPathAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { r.deliver(s); <-r.ch }); n != 0 {
 		t.Errorf("ping receive: %v allocs", n)
 	}
-	p := newPonger(&discardPub{}, &bytes.Buffer{}, "pong")
-	p.deliver(s)
-	drain := func() {
-		<-p.wake
-		p.mu.Lock()
-		batch := p.queue
-		p.queue, p.spare = p.spare[:0], nil
-		p.mu.Unlock()
-		p.mu.Lock()
-		for i := range batch {
-			p.free = append(p.free, batch[i].data)
-			batch[i] = pongItem{}
-		}
-		p.spare = batch[:0]
-		p.mu.Unlock()
-	}
-	drain()
-	if n := testing.AllocsPerRun(100, func() { p.deliver(s); drain() }); n != 0 {
+	// Pong echoes from deliver itself: no queue, no wake, no allocation.
+	cp := &countPub{}
+	p := newPonger(cp, &bytes.Buffer{}, "pong")
+	if n := testing.AllocsPerRun(100, func() { p.deliver(s) }); n != 0 {
 		t.Errorf("pong echo: %v allocs", n)
 	}
+	if cp.n != 101 || len(p.wake) != 0 {
+		t.Errorf("pong echoed %d of 101 samples from deliver (wake pending: %d)", cp.n, len(p.wake))
+	}
 }
+
+type countPub struct{ n int }
+
+func (c *countPub) Publish([]byte) error      { c.n++; return nil }
+func (c *countPub) MatchedSubscriptions() int { return 1 }
+func (c *countPub) Close() error              { return nil }
 
 type discardPub struct{}
 
