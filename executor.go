@@ -86,7 +86,6 @@ type Executor struct {
 	ready    []readyEntity
 	wake     chan struct{}
 	spinning atomic.Bool
-	nodes    []*Node
 
 	// scratch reused by passes
 	due []*Timer

@@ -336,7 +336,7 @@ func (n *Node) Close() error {
 		return nil
 	}
 	n.closed = true
-	timers, ents, e := n.timers, n.entities, n.exec
+	timers, ents := n.timers, n.entities
 	n.timers, n.entities = nil, nil
 	n.mu.Unlock()
 	for _, t := range timers {
@@ -349,9 +349,6 @@ func (n *Node) Close() error {
 		}
 	}
 	n.RemoveRosTimeSource()
-	if e != nil {
-		e.removeNode(n)
-	}
 	return errors.Join(errs...)
 }
 
@@ -376,7 +373,6 @@ func (e *Executor) AddNode(n *Node) error {
 		t.host.Store(&e.host)
 	}
 	n.exec = e
-	e.nodes = append(e.nodes, n)
 	e.host.mu.Unlock()
 	n.host.mu.Unlock()
 	for _, en := range n.entities {
@@ -384,15 +380,4 @@ func (e *Executor) AddNode(n *Node) error {
 	}
 	e.Wake()
 	return nil
-}
-
-func (e *Executor) removeNode(n *Node) {
-	e.host.mu.Lock()
-	defer e.host.mu.Unlock()
-	for i, x := range e.nodes {
-		if x == n {
-			e.nodes = append(e.nodes[:i], e.nodes[i+1:]...)
-			break
-		}
-	}
 }

@@ -1,8 +1,6 @@
 package nros
 
 import (
-	"time"
-
 	"github.com/nros-go/nros/rmw"
 )
 
@@ -54,5 +52,3 @@ func TransientLocalQoS(depth int) QoS {
 // stalls cannot make memory grow without limit; samples beyond it are
 // dropped and counted.
 const keepAllCap = 100_000
-
-var _ = time.Second

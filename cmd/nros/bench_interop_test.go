@@ -24,19 +24,7 @@ import (
 //	go test -c -o /tmp/nros.test ./cmd/nros
 //	NROS_PINGPONG_PEERS=/tmp/nros-peers shared/peers/netns /tmp/nros.test -test.run PingPongPeers -test.v
 func TestPingPongPeers(t *testing.T) {
-	dir := os.Getenv("NROS_PINGPONG_PEERS")
-	if dir == "" {
-		t.Skip("NROS_PINGPONG_PEERS not set")
-	}
-	ifs, err := net.Interfaces()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range ifs {
-		if i.Flags&net.FlagLoopback == 0 {
-			t.Skipf("interface %s is not loopback: run inside shared/peers/netns", i.Name)
-		}
-	}
+	dir := peersDir(t)
 	peerLine := regexp.MustCompile(`^(cyclone|fastdds) reliable size=\d+ samples=\d+ lost=0 rtt_us `)
 	for _, vendor := range []string{"cyclone", "fastdds"} {
 		bin := filepath.Join(dir, "pingpong_"+vendor)
@@ -132,19 +120,7 @@ func TestPingPongPeers(t *testing.T) {
 // the clock subscriber sees the script's exact samples, echo finds the type
 // and QoS of a remote publisher by discovery, pub reaches a remote reader.
 func TestCLIPeers(t *testing.T) {
-	dir := os.Getenv("NROS_PINGPONG_PEERS")
-	if dir == "" {
-		t.Skip("NROS_PINGPONG_PEERS not set")
-	}
-	ifs, err := net.Interfaces()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range ifs {
-		if i.Flags&net.FlagLoopback == 0 {
-			t.Skipf("interface %s is not loopback: run inside shared/peers/netns", i.Name)
-		}
-	}
+	dir := peersDir(t)
 	const script = "start=100.0;play 1x 0.5s;pause 0.2s;play 2x 0.3s;jump -5s;play 0.5x 0.2s;jump +10s;play 1x 0.2s"
 	for _, vendor := range []string{"cyclone", "fastdds"} {
 		t.Run("clock to "+vendor, func(t *testing.T) {
@@ -244,4 +220,24 @@ func TestCLIPeers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// peersDir returns $NROS_PINGPONG_PEERS, skipping the test when it is unset
+// or when the process can see a non-loopback interface.
+func peersDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("NROS_PINGPONG_PEERS")
+	if dir == "" {
+		t.Skip("NROS_PINGPONG_PEERS not set")
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagLoopback == 0 {
+			t.Skipf("interface %s is not loopback: run inside interop/netns", i.Name)
+		}
+	}
+	return dir
 }
