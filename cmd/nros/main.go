@@ -25,6 +25,7 @@ commands:
            nros clock [--topic T] [--hz F] [--script S]
   topic    nros topic echo TOPIC [TYPE] [--once] [--count N]
            nros topic pub TOPIC TYPE VALUES [--rate HZ] [--times N]
+  gen      nros gen [-o DIR] PATH...: Go packages from ROS 2 .msg/.srv/.action
   bench    nros bench pingpong ping|pong [--size B] [--count N]
            [--reliable|--best-effort] [--mode latency|throughput]
 
@@ -53,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runTopic(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
+	case "gen":
+		return runGen(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
