@@ -1,0 +1,6 @@
+// Package testmsgs holds Go packages generated from ROS 2's test interface
+// definitions (internal/gen/testdata/interfaces), for nros-go's own tests:
+// test_msgs is the package the bags of ../shared/testdata/bags use.
+package testmsgs
+
+//go:generate go run ../gen/cmd/nrosgen -o . ../gen/testdata/interfaces/test_msgs
