@@ -318,7 +318,7 @@ func TestBagSamples(t *testing.T) {
 func bagSampleType(file string) string {
 	base := strings.TrimSuffix(filepath.Base(file), ".cdr")
 	base = base[strings.IndexByte(base, '_')+1:] // drop the bag prefix
-	if strings.HasPrefix(base, "test_") {         // cdr_test_...
+	if strings.HasPrefix(base, "test_") {        // cdr_test_...
 		base = base[strings.IndexByte(base, '_')+1:]
 	}
 	base = base[:strings.LastIndexByte(base, '_')]
