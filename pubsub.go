@@ -104,7 +104,10 @@ func (p *Publisher[T]) Publish(m *T) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.buf = msg.Marshal(mm, !p.bigEndian, p.buf[:0])
+	p.buf, err = msg.MarshalChecked(mm, !p.bigEndian, p.buf[:0])
+	if err != nil {
+		return err // a string or sequence over its bound: nothing is sent
+	}
 	return p.pub.Publish(p.buf)
 }
 
