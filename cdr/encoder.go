@@ -52,7 +52,16 @@ func (e *Encoder) Fail(what, detail string) {
 	}
 }
 
-// Err returns the first error recorded by Fail since the last Reset.
+// Invalid records, like Fail, a value the type cannot carry, with the
+// sentinel ErrInvalid (e.g. a dynamic message field of the wrong Go type).
+func (e *Encoder) Invalid(what, detail string) {
+	if e.err == nil {
+		e.err = &Error{Err: ErrInvalid, Offset: len(e.buf) - e.origin, What: what, Detail: detail}
+	}
+}
+
+// Err returns the first error recorded by Fail or Invalid since the last
+// Reset.
 func (e *Encoder) Err() error { return e.err }
 
 // Bytes returns the buffer: whatever buf held before Reset, then the header

@@ -14,6 +14,7 @@ import (
 	"github.com/nros-go/nros/internal/gen"
 	"github.com/nros-go/nros/internal/gen/idl"
 	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/dynamic"
 
 	_ "github.com/nros-go/nros/internal/testmsgs/test_msgs"
 	_ "github.com/nros-go/nros/msg/action_msgs"
@@ -165,6 +166,16 @@ func TestGeneratedRoundTrip(t *testing.T) {
 	}
 	f := &filler{set: set, rng: rand.New(rand.NewPCG(1, 2)), defs: map[string]*idl.Msg{}}
 	t.Logf("%d generated types, 20 random values each", len(all))
+	dyn := dynamic.NewRegistry()
+	for _, p := range set.Packages {
+		if !p.Bundled {
+			for _, m := range set.AllMsgs(p) {
+				if err := dyn.AddMessage(m.FullName(), []byte(msgText(m))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
 	for _, def := range all {
 		name := def.FullName()
 		for iter := range 20 {
@@ -188,6 +199,21 @@ func TestGeneratedRoundTrip(t *testing.T) {
 				if again := msg.Marshal(back, le, nil); !bytes.Equal(again, data) {
 					t.Fatalf("%s: re-encoding differs", name)
 				}
+				// The dynamic decoder, driven by the definition, agrees.
+				dt, err := dyn.Type(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dm := dt.New()
+				if err := msg.Unmarshal(data, dm); err != nil {
+					t.Fatalf("%s: dynamic decoding: %v", name, err)
+				}
+				if a, b := msg.FormatYAML(m, msg.YAMLOptions{}), msg.FormatYAML(dm, msg.YAMLOptions{}); a != b {
+					t.Fatalf("%s: dynamic YAML differs\n%s\n%s", name, a, b)
+				}
+				if b := msg.Marshal(dm, le, nil); !bytes.Equal(b, data) {
+					t.Fatalf("%s: dynamic re-encoding differs", name)
+				}
 				// Every shorter prefix is an error, never a panic.
 				if len(data) > cdr.HeaderSize+1 {
 					cut := cdr.HeaderSize + f.rng.IntN(len(data)-cdr.HeaderSize)
@@ -198,6 +224,16 @@ func TestGeneratedRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// msgText renders a parsed definition back as .msg text (fields only,
+// with package-qualified types), to feed the dynamic registry.
+func msgText(m *idl.Msg) string {
+	var b strings.Builder
+	for _, f := range m.Fields {
+		b.WriteString(f.Type.String() + " " + f.Name + "\n")
+	}
+	return b.String()
 }
 
 // emptyToNil sets empty slices to nil: a decoder that reuses storage (here

@@ -26,11 +26,14 @@ func ValidPackageName(s string) bool {
 // starting upper case), allowing the suffixes rosidl adds to service and
 // action parts (_Request, _Response, _Goal, _Result, _Feedback, _Event...).
 func ValidMessageName(s string) bool {
-	for _, suf := range []string{"_Request", "_Response", "_Event", "_Goal", "_Result", "_Feedback",
-		"_SendGoal", "_GetResult", "_FeedbackMessage"} {
-		if base, ok := strings.CutSuffix(s, suf); ok {
-			s = base
-			break
+	// Strip up to two suffixes: Fibonacci_SendGoal_Request.
+	for range 2 {
+		for _, suf := range []string{"_Request", "_Response", "_Event", "_Goal", "_Result", "_Feedback",
+			"_SendGoal", "_GetResult", "_FeedbackMessage"} {
+			if base, ok := strings.CutSuffix(s, suf); ok {
+				s = base
+				break
+			}
 		}
 	}
 	return messageNameRE.MatchString(s)
