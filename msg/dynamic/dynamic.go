@@ -23,7 +23,6 @@ type Registry struct {
 	mu      sync.RWMutex
 	defs    map[string]*idl.Msg // "pkg/Name" -> definition
 	types   map[string]*Type
-	bundled bool
 }
 
 // NewRegistry returns a registry that knows the definitions of the packages
