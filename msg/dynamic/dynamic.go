@@ -20,9 +20,9 @@ import (
 // Registry holds message definitions by type. The zero value is not
 // ready; use NewRegistry.
 type Registry struct {
-	mu      sync.RWMutex
-	defs    map[string]*idl.Msg // "pkg/Name" -> definition
-	types   map[string]*Type
+	mu    sync.RWMutex
+	defs  map[string]*idl.Msg // "pkg/Name" -> definition
+	types map[string]*Type
 }
 
 // NewRegistry returns a registry that knows the definitions of the packages
