@@ -162,3 +162,17 @@ func TestNoSelfNesting(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestBareHeaderHint(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "my_msgs", "msg"), 0o755)
+	os.WriteFile(filepath.Join(dir, "my_msgs", "msg", "A.msg"), []byte("Header header\n"), 0o644)
+	set := NewSet()
+	if err := set.Load(filepath.Join(dir, "my_msgs")); err != nil {
+		t.Fatal(err)
+	}
+	set.LoadBundled()
+	if _, err := set.Generate("my_msgs", Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), "write std_msgs/Header") {
+		t.Errorf("error %v", err)
+	}
+}

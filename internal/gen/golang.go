@@ -282,7 +282,18 @@ func (g *generator) message(m *idl.Msg, service string) error {
 	case strings.HasSuffix(t, "_Response") && m.Namespace == "srv":
 		g.p("// %s is the response of the ROS service %s.", t, service)
 	case m.Namespace == "action":
-		g.p("// %s is the ROS message %s of the action %s.", t, m.FullName(), service)
+		role := map[string]string{"_Goal": "goal", "_Result": "result", "_Feedback": "feedback",
+			"_SendGoal_Request": "send_goal request", "_SendGoal_Response": "send_goal response",
+			"_GetResult_Request": "get_result request", "_GetResult_Response": "get_result response",
+			"_FeedbackMessage": "feedback topic message"}
+		r, best := "message", 0
+		for suf, name := range role {
+			if strings.HasSuffix(t, suf) && len(suf) > best {
+				r, best = name, len(suf)
+			}
+		}
+		g.p("// %s is the %s of the ROS action %s", t, r, service)
+		g.p("// (ROS message %s).", m.FullName())
 	default:
 		g.p("// %s is the ROS message %s.", t, m.FullName())
 	}

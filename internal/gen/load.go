@@ -236,22 +236,21 @@ func serviceEvent(sv *idl.Srv) *idl.Msg {
 // topic.
 func actionMsgs(a *idl.Action) []*idl.Msg {
 	uuid := idl.Field{Name: "goal_id", Type: msgType("unique_identifier_msgs", "UUID")}
-	mk := func(name, comment string, fields ...idl.Field) *idl.Msg {
-		return &idl.Msg{Package: a.Package, Namespace: "action", Name: a.Name + name, File: a.File,
-			Comment: comment, Fields: fields}
+	mk := func(name string, fields ...idl.Field) *idl.Msg {
+		return &idl.Msg{Package: a.Package, Namespace: "action", Name: a.Name + name, File: a.File, Fields: fields}
 	}
 	return []*idl.Msg{
 		a.Goal, a.Result, a.Feedback,
-		mk("_SendGoal_Request", "The request of the action's send_goal service.", uuid,
+		mk("_SendGoal_Request", uuid,
 			idl.Field{Name: "goal", Type: msgType(a.Package, a.Name+"_Goal")}),
-		mk("_SendGoal_Response", "The response of the action's send_goal service.",
+		mk("_SendGoal_Response",
 			idl.Field{Name: "accepted", Type: idl.Type{Kind: idl.Bool}},
 			idl.Field{Name: "stamp", Type: msgType("builtin_interfaces", "Time")}),
-		mk("_GetResult_Request", "The request of the action's get_result service.", uuid),
-		mk("_GetResult_Response", "The response of the action's get_result service.",
+		mk("_GetResult_Request", uuid),
+		mk("_GetResult_Response",
 			idl.Field{Name: "status", Type: idl.Type{Kind: idl.Int8}},
 			idl.Field{Name: "result", Type: msgType(a.Package, a.Name+"_Result")}),
-		mk("_FeedbackMessage", "The message on the action's feedback topic.", uuid,
+		mk("_FeedbackMessage", uuid,
 			idl.Field{Name: "feedback", Type: msgType(a.Package, a.Name+"_Feedback")}),
 	}
 }
@@ -326,8 +325,11 @@ func (s *Set) checkMsg(m *idl.Msg, stack map[string]bool) error {
 			if f.Line > 0 {
 				where = fmt.Sprintf("%s:%d", m.File, f.Line)
 			}
-			return fmt.Errorf("%s: field %s: unknown type %s (give the folder of package %s too)",
-				where, f.Name, f.Type.FullName(), f.Type.Package)
+			hint := fmt.Sprintf("give the folder of package %s too", f.Type.Package)
+			if f.Type.Name == "Header" && f.Type.Package == m.Package {
+				hint = "ROS 2 does not read a bare Header as std_msgs/Header; write std_msgs/Header"
+			}
+			return fmt.Errorf("%s: field %s: unknown type %s (%s)", where, f.Name, f.Type.FullName(), hint)
 		}
 		if err := s.checkMsg(n, stack); err != nil {
 			return err

@@ -10,7 +10,8 @@ import (
 	"github.com/nros-go/nros/msg/unique_identifier_msgs"
 )
 
-// LookupTransform_Goal is the ROS message tf2_msgs/action/LookupTransform_Goal of the action tf2_msgs/action/LookupTransform.
+// LookupTransform_Goal is the goal of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_Goal).
 type LookupTransform_Goal struct {
 	TargetFrame string
 	SourceFrame string
@@ -66,7 +67,8 @@ func (m *LookupTransform_Goal) YAMLFields() []msg.Field {
 	}
 }
 
-// LookupTransform_Result is the ROS message tf2_msgs/action/LookupTransform_Result of the action tf2_msgs/action/LookupTransform.
+// LookupTransform_Result is the result of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_Result).
 type LookupTransform_Result struct {
 	Transform geometry_msgs.TransformStamped
 	Error     TF2Error
@@ -115,7 +117,8 @@ func (m *LookupTransform_Result) YAMLFields() []msg.Field {
 	}
 }
 
-// LookupTransform_Feedback is the ROS message tf2_msgs/action/LookupTransform_Feedback of the action tf2_msgs/action/LookupTransform.
+// LookupTransform_Feedback is the feedback of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_Feedback).
 type LookupTransform_Feedback struct {
 }
 
@@ -144,9 +147,8 @@ func (*LookupTransform_Feedback) YAMLFields() []msg.Field {
 	return nil
 }
 
-// LookupTransform_SendGoal_Request is the ROS message tf2_msgs/action/LookupTransform_SendGoal_Request of the action tf2_msgs/action/LookupTransform.
-//
-// The request of the action's send_goal service.
+// LookupTransform_SendGoal_Request is the send_goal request of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_SendGoal_Request).
 type LookupTransform_SendGoal_Request struct {
 	GoalID unique_identifier_msgs.UUID
 	Goal   LookupTransform_Goal
@@ -184,9 +186,8 @@ func (m *LookupTransform_SendGoal_Request) YAMLFields() []msg.Field {
 	}
 }
 
-// LookupTransform_SendGoal_Response is the ROS message tf2_msgs/action/LookupTransform_SendGoal_Response of the action tf2_msgs/action/LookupTransform.
-//
-// The response of the action's send_goal service.
+// LookupTransform_SendGoal_Response is the send_goal response of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_SendGoal_Response).
 type LookupTransform_SendGoal_Response struct {
 	Accepted bool
 	Stamp    builtin_interfaces.Time
@@ -224,9 +225,8 @@ func (m *LookupTransform_SendGoal_Response) YAMLFields() []msg.Field {
 	}
 }
 
-// LookupTransform_GetResult_Request is the ROS message tf2_msgs/action/LookupTransform_GetResult_Request of the action tf2_msgs/action/LookupTransform.
-//
-// The request of the action's get_result service.
+// LookupTransform_GetResult_Request is the get_result request of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_GetResult_Request).
 type LookupTransform_GetResult_Request struct {
 	GoalID unique_identifier_msgs.UUID
 }
@@ -260,9 +260,8 @@ func (m *LookupTransform_GetResult_Request) YAMLFields() []msg.Field {
 	}
 }
 
-// LookupTransform_GetResult_Response is the ROS message tf2_msgs/action/LookupTransform_GetResult_Response of the action tf2_msgs/action/LookupTransform.
-//
-// The response of the action's get_result service.
+// LookupTransform_GetResult_Response is the get_result response of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_GetResult_Response).
 type LookupTransform_GetResult_Response struct {
 	Status int8
 	Result LookupTransform_Result
@@ -313,9 +312,8 @@ func (m *LookupTransform_GetResult_Response) YAMLFields() []msg.Field {
 	}
 }
 
-// LookupTransform_FeedbackMessage is the ROS message tf2_msgs/action/LookupTransform_FeedbackMessage of the action tf2_msgs/action/LookupTransform.
-//
-// The message on the action's feedback topic.
+// LookupTransform_FeedbackMessage is the feedback topic message of the ROS action tf2_msgs/action/LookupTransform
+// (ROS message tf2_msgs/action/LookupTransform_FeedbackMessage).
 type LookupTransform_FeedbackMessage struct {
 	GoalID   unique_identifier_msgs.UUID
 	Feedback LookupTransform_Feedback

@@ -9,7 +9,8 @@ import (
 	"github.com/nros-go/nros/msg/unique_identifier_msgs"
 )
 
-// Fibonacci_Goal is the ROS message test_msgs/action/Fibonacci_Goal of the action test_msgs/action/Fibonacci.
+// Fibonacci_Goal is the goal of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_Goal).
 //
 // goal definition
 type Fibonacci_Goal struct {
@@ -41,7 +42,8 @@ func (m *Fibonacci_Goal) YAMLFields() []msg.Field {
 	}
 }
 
-// Fibonacci_Result is the ROS message test_msgs/action/Fibonacci_Result of the action test_msgs/action/Fibonacci.
+// Fibonacci_Result is the result of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_Result).
 //
 // result definition
 type Fibonacci_Result struct {
@@ -73,7 +75,8 @@ func (m *Fibonacci_Result) YAMLFields() []msg.Field {
 	}
 }
 
-// Fibonacci_Feedback is the ROS message test_msgs/action/Fibonacci_Feedback of the action test_msgs/action/Fibonacci.
+// Fibonacci_Feedback is the feedback of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_Feedback).
 //
 // feedback
 type Fibonacci_Feedback struct {
@@ -107,9 +110,8 @@ func (m *Fibonacci_Feedback) YAMLFields() []msg.Field {
 	}
 }
 
-// Fibonacci_SendGoal_Request is the ROS message test_msgs/action/Fibonacci_SendGoal_Request of the action test_msgs/action/Fibonacci.
-//
-// The request of the action's send_goal service.
+// Fibonacci_SendGoal_Request is the send_goal request of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_SendGoal_Request).
 type Fibonacci_SendGoal_Request struct {
 	GoalID unique_identifier_msgs.UUID
 	Goal   Fibonacci_Goal
@@ -147,9 +149,8 @@ func (m *Fibonacci_SendGoal_Request) YAMLFields() []msg.Field {
 	}
 }
 
-// Fibonacci_SendGoal_Response is the ROS message test_msgs/action/Fibonacci_SendGoal_Response of the action test_msgs/action/Fibonacci.
-//
-// The response of the action's send_goal service.
+// Fibonacci_SendGoal_Response is the send_goal response of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_SendGoal_Response).
 type Fibonacci_SendGoal_Response struct {
 	Accepted bool
 	Stamp    builtin_interfaces.Time
@@ -187,9 +188,8 @@ func (m *Fibonacci_SendGoal_Response) YAMLFields() []msg.Field {
 	}
 }
 
-// Fibonacci_GetResult_Request is the ROS message test_msgs/action/Fibonacci_GetResult_Request of the action test_msgs/action/Fibonacci.
-//
-// The request of the action's get_result service.
+// Fibonacci_GetResult_Request is the get_result request of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_GetResult_Request).
 type Fibonacci_GetResult_Request struct {
 	GoalID unique_identifier_msgs.UUID
 }
@@ -223,9 +223,8 @@ func (m *Fibonacci_GetResult_Request) YAMLFields() []msg.Field {
 	}
 }
 
-// Fibonacci_GetResult_Response is the ROS message test_msgs/action/Fibonacci_GetResult_Response of the action test_msgs/action/Fibonacci.
-//
-// The response of the action's get_result service.
+// Fibonacci_GetResult_Response is the get_result response of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_GetResult_Response).
 type Fibonacci_GetResult_Response struct {
 	Status int8
 	Result Fibonacci_Result
@@ -263,9 +262,8 @@ func (m *Fibonacci_GetResult_Response) YAMLFields() []msg.Field {
 	}
 }
 
-// Fibonacci_FeedbackMessage is the ROS message test_msgs/action/Fibonacci_FeedbackMessage of the action test_msgs/action/Fibonacci.
-//
-// The message on the action's feedback topic.
+// Fibonacci_FeedbackMessage is the feedback topic message of the ROS action test_msgs/action/Fibonacci
+// (ROS message test_msgs/action/Fibonacci_FeedbackMessage).
 type Fibonacci_FeedbackMessage struct {
 	GoalID   unique_identifier_msgs.UUID
 	Feedback Fibonacci_Feedback
