@@ -176,3 +176,29 @@ func TestBareHeaderHint(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestNameClashes(t *testing.T) {
+	for _, c := range []struct {
+		pkg   string
+		files map[string]string
+		want  string
+	}{
+		{"p", map[string]string{"msg/Foo_Request.msg": "int32 a\n", "srv/Foo.srv": "---\n"}, "the Go name Foo_Request is both"},
+		{"p", map[string]string{"msg/NewFoo.msg": "int32 a\n", "msg/Foo.msg": "int32 a 1\n"}, "the Go name NewFoo is both"},
+		{"map", map[string]string{"msg/A.msg": "int32 a\n"}, "cannot be a Go package name"},
+	} {
+		dir := filepath.Join(t.TempDir(), c.pkg)
+		for name, src := range c.files {
+			os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+			os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
+		}
+		set := NewSet()
+		if err := set.Load(dir); err != nil {
+			t.Fatal(err)
+		}
+		set.LoadBundled()
+		if _, err := set.Generate(c.pkg, Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.files, err, c.want)
+		}
+	}
+}

@@ -39,6 +39,9 @@ func (s *Set) Generate(pkg string, opts Options) (map[string][]byte, error) {
 		opts.ImportPrefix = NROSMsgPath
 	}
 	g := &generator{set: s, pkg: p, opts: opts, minSizes: map[string]int{}, defaults: map[string]bool{}}
+	if err := g.checkNames(); err != nil {
+		return nil, err
+	}
 	files := map[string][]byte{}
 	add := func(name, source string, msgs []*idl.Msg, doc string) error {
 		src, err := g.file(source, msgs, doc)
@@ -72,6 +75,50 @@ func (s *Set) Generate(pkg string, opts Options) (map[string][]byte, error) {
 		}
 	}
 	return files, nil
+}
+
+// goReserved are names a generated package cannot take: Go keywords and
+// the packages generated code imports by their own name.
+var goReserved = map[string]bool{"break": true, "case": true, "chan": true, "const": true, "continue": true,
+	"default": true, "defer": true, "else": true, "fallthrough": true, "for": true, "func": true, "go": true,
+	"goto": true, "if": true, "import": true, "interface": true, "map": true, "package": true, "range": true,
+	"return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true,
+	"cdr": true, "msg": true, "math": true}
+
+// checkNames rejects a package whose Go identifiers would clash: a
+// message Foo_Request next to a service Foo, a NewFoo constructor next to a
+// message NewFoo, or a package name Go cannot use.
+func (g *generator) checkNames() error {
+	p := g.pkg
+	if goReserved[p.Name] {
+		return fmt.Errorf("package %s: %q cannot be a Go package name here", p.Name, p.Name)
+	}
+	seen := map[string]string{}
+	claim := func(id, what string) error {
+		if prev, dup := seen[id]; dup {
+			return fmt.Errorf("package %s: the Go name %s is both %s and %s", p.Name, id, prev, what)
+		}
+		seen[id] = what
+		return nil
+	}
+	for _, m := range g.set.AllMsgs(p) {
+		if err := claim(m.Name, "the type of "+m.FullName()); err != nil {
+			return err
+		}
+	}
+	for _, m := range g.set.AllMsgs(p) {
+		if g.hasDefaults(m) {
+			if err := claim("New"+m.Name, "the constructor of "+m.FullName()); err != nil {
+				return err
+			}
+		}
+		for _, c := range m.Constants {
+			if err := claim(m.Name+"_"+c.Name, "constant "+c.Name+" of "+m.FullName()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // fileName is the Go file of an interface: its name in snake case, with
