@@ -202,3 +202,61 @@ func TestNameClashes(t *testing.T) {
 		}
 	}
 }
+
+// TestMainWrites runs `nros gen` on a package folder inside a module: the
+// import path comes from go.mod, stale generated files go, hand-written
+// files stay and are never overwritten.
+func TestMainWrites(t *testing.T) {
+	mod := t.TempDir()
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/robot\n\ngo 1.26.0\n"), 0o644)
+	pkg := filepath.Join(mod, "interfaces", "robot_msgs")
+	os.MkdirAll(filepath.Join(pkg, "msg"), 0o755)
+	os.MkdirAll(filepath.Join(pkg, "action"), 0o755)
+	os.WriteFile(filepath.Join(pkg, "package.xml"), []byte("<package><name>robot_msgs</name></package>"), 0o644)
+	os.WriteFile(filepath.Join(pkg, "msg", "Status.msg"), []byte("std_msgs/Header header\nuint8 OK=0\nuint8 level\n"), 0o644)
+	os.WriteFile(filepath.Join(pkg, "action", "Dock.action"), []byte("string station\n---\nbool ok\n---\nfloat32 distance\n"), 0o644)
+	out := filepath.Join(mod, "gen")
+	os.MkdirAll(filepath.Join(out, "robot_msgs"), 0o755)
+	stale := filepath.Join(out, "robot_msgs", "old.go")
+	os.WriteFile(stale, []byte(GeneratedPrefix+" from x. DO NOT EDIT.\n\npackage robot_msgs\n"), 0o644)
+	mine := filepath.Join(out, "robot_msgs", "extra.go")
+	os.WriteFile(mine, []byte("package robot_msgs\n"), 0o644)
+
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-o", out, "-v", pkg}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != "example.com/robot/gen/robot_msgs" {
+		t.Errorf("stdout %q", got)
+	}
+	for _, f := range []string{"doc.go", "status.go", "dock_action.go"} {
+		if !fileExists(filepath.Join(out, "robot_msgs", f)) {
+			t.Errorf("%s not written", f)
+		}
+	}
+	if fileExists(stale) || !fileExists(mine) {
+		t.Errorf("stale generated file kept (%v) or hand-written file removed (%v)", fileExists(stale), !fileExists(mine))
+	}
+	src, _ := os.ReadFile(filepath.Join(out, "robot_msgs", "status.go"))
+	for _, want := range []string{`"github.com/nros-go/nros/msg/std_msgs"`, "Status_OK uint8 = 0",
+		"func (m *Status) StampHeader() *std_msgs.Header"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("status.go lacks %q", want)
+		}
+	}
+	// A hand-written file in the way of a generated one is not overwritten.
+	os.WriteFile(filepath.Join(out, "robot_msgs", "status.go"), []byte("package robot_msgs\n"), 0o644)
+	stderr.Reset()
+	if code := Main([]string{"-o", out, pkg}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "not overwriting") {
+		t.Errorf("exit %d, %s", code, stderr.String())
+	}
+	// Errors carry file:line.
+	os.WriteFile(filepath.Join(pkg, "msg", "Bad.msg"), []byte("int32 ok\nfloat33 x\n"), 0o644)
+	stderr.Reset()
+	if code := Main([]string{"-o", out, pkg}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "Bad.msg:2: unknown type \"float33\"") {
+		t.Errorf("exit %d, %s", code, stderr.String())
+	}
+	if code := Main(nil, &stdout, &stderr); code != 2 {
+		t.Errorf("no arguments: exit %d", code)
+	}
+}
