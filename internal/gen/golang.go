@@ -304,12 +304,29 @@ func (g *generator) goType(t idl.Type) string {
 	return e
 }
 
+// cleanComment makes comment text safe in Go source: valid UTF-8 without
+// control characters (Go forbids NUL and a byte order mark in a file).
+func cleanComment(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r == '\n' {
+			return r
+		}
+		if r < 0x20 && r != '\t' || r == 0x7f || r == 0xFEFF || r == 0x2028 || r == 0x2029 {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
 func comment(prefix, text string) []string {
+	text = strings.TrimSpace(cleanComment(text))
 	if text == "" {
 		return nil
 	}
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimRight(l, " \t")
 		if l == "" {
 			out = append(out, prefix+"//")
 		} else {
