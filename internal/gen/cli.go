@@ -97,6 +97,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		for _, p := range pkgs {
 			fmt.Fprintf(stdout, "%s/%s\n", prefix, p)
 		}
+		for _, p := range set.Skipped {
+			fmt.Fprintf(stderr, "nros gen: %s: using the package nros-go ships (-bundled regenerates it)\n", p)
+		}
 	}
 	return 0
 }

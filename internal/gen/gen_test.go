@@ -260,3 +260,31 @@ func TestMainWrites(t *testing.T) {
 		t.Errorf("no arguments: exit %d", code)
 	}
 }
+
+// A share tree that also holds a shipped package (std_msgs) generates only
+// the user's packages; their references use the shipped std_msgs.
+func TestMainSkipsShippedPackages(t *testing.T) {
+	mod := t.TempDir()
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/r\n\ngo 1.26.0\n"), 0o644)
+	share := filepath.Join(mod, "prefix", "share")
+	for f, src := range map[string]string{
+		"std_msgs/msg/Header.msg": "builtin_interfaces/Time stamp\nstring frame_id\n",
+		"my_msgs/msg/A.msg":       "std_msgs/Header header\n",
+	} {
+		os.MkdirAll(filepath.Join(share, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(share, f), []byte(src), 0o644)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-o", filepath.Join(mod, "msg"), "-v", filepath.Join(mod, "prefix")}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != "example.com/r/msg/my_msgs" {
+		t.Errorf("generated %q", got)
+	}
+	if !strings.Contains(stderr.String(), "std_msgs: using the package nros-go ships") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if fileExists(filepath.Join(mod, "msg", "std_msgs")) {
+		t.Error("std_msgs generated again")
+	}
+}

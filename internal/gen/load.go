@@ -39,6 +39,9 @@ type Package struct {
 // Set is a collection of packages, keyed by name.
 type Set struct {
 	Packages map[string]*Package
+	// Skipped lists the packages Load found but did not take because the
+	// set already held the shipped (bundled) package of that name.
+	Skipped []string
 }
 
 // NewSet returns an empty set.
@@ -77,7 +80,8 @@ func BundledNames() []string {
 	return out
 }
 
-// Load adds the packages found at dir: a package folder (one holding msg/,
+// Load adds the packages found at dir (a package the set already holds as
+// bundled is skipped and listed in Skipped): a package folder (one holding msg/,
 // srv/ or action/; its name comes from package.xml or the folder name), an
 // AMENT_PREFIX_PATH-style prefix (holding share/<pkg>/...), or a folder of
 // package folders (such as a share/ folder or a workspace src/).
@@ -112,7 +116,13 @@ func (s *Set) Load(dir string) error {
 }
 
 func (s *Set) add(fsys fs.FS, dir, name, osDir string) error {
-	if prev := s.Packages[name]; prev != nil && !prev.Bundled {
+	if prev := s.Packages[name]; prev != nil {
+		if prev.Bundled {
+			// nros-go ships this package: keep its definitions, so that
+			// the generated code uses (and registers) the shipped types once.
+			s.Skipped = append(s.Skipped, name)
+			return nil
+		}
 		return fmt.Errorf("%s: package %s is given twice", osDir, name)
 	}
 	p, err := loadPackageAt(fsys, dir, name, osDir)
