@@ -16,6 +16,7 @@ import (
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 
+	_ "github.com/nros-go/nros/internal/testmsgs/example_interfaces"
 	_ "github.com/nros-go/nros/internal/testmsgs/test_msgs"
 	_ "github.com/nros-go/nros/msg/action_msgs"
 	_ "github.com/nros-go/nros/msg/builtin_interfaces"
@@ -42,7 +43,7 @@ import (
 func definitions(t testing.TB) (*gen.Set, []*idl.Msg) {
 	t.Helper()
 	set := gen.NewSet()
-	if err := set.Load("../internal/gen/testdata/interfaces/test_msgs"); err != nil {
+	if err := set.Load("../internal/gen/testdata/interfaces"); err != nil {
 		t.Fatal(err)
 	}
 	if err := set.LoadBundled(); err != nil {
@@ -358,6 +359,9 @@ func bagSampleType(file string) string {
 		base = base[strings.IndexByte(base, '_')+1:]
 	}
 	base = base[:strings.LastIndexByte(base, '_')]
+	if parts := strings.Split(base, "."); len(parts) == 3 { // pkg.srv.Name
+		return strings.Join(parts, "/")
+	}
 	pkg, name, _ := strings.Cut(base, ".")
 	return pkg + "/msg/" + name
 }

@@ -29,10 +29,10 @@ func TestCommittedPackagesUpToDate(t *testing.T) {
 	if err := tset.LoadBundled(); err != nil {
 		t.Fatal(err)
 	}
-	if err := tset.Load("testdata/interfaces/test_msgs"); err != nil {
+	if err := tset.Load("testdata/interfaces"); err != nil {
 		t.Fatal(err)
 	}
-	compareTree(t, tset, []string{"test_msgs"}, filepath.Join(repoRoot, "internal/testmsgs"),
+	compareTree(t, tset, []string{"example_interfaces", "test_msgs"}, filepath.Join(repoRoot, "internal/testmsgs"),
 		"github.com/nros-go/nros/internal/testmsgs")
 }
 

@@ -63,14 +63,14 @@ func (s *Set) Generate(pkg string, opts Options) (map[string][]byte, error) {
 	for _, sv := range p.Srvs {
 		ms := []*idl.Msg{sv.Request, sv.Response}
 		if haveEvents {
-			ms = append(ms, serviceEvent(sv))
+			ms = append(ms, ServiceEvent(sv))
 		}
 		if err := add(fileName(sv.Name, "srv"), pkg+"/srv/"+sv.Name+".srv", ms, sv.FullName()); err != nil {
 			return nil, err
 		}
 	}
 	for _, a := range p.Actions {
-		if err := add(fileName(a.Name, "action"), pkg+"/action/"+a.Name+".action", actionMsgs(a), a.FullName()); err != nil {
+		if err := add(fileName(a.Name, "action"), pkg+"/action/"+a.Name+".action", ActionMsgs(a), a.FullName()); err != nil {
 			return nil, err
 		}
 	}

@@ -213,11 +213,11 @@ func (s *Set) AllMsgs(p *Package) []*idl.Msg {
 	for _, sv := range p.Srvs {
 		out = append(out, sv.Request, sv.Response)
 		if haveEvents {
-			out = append(out, serviceEvent(sv))
+			out = append(out, ServiceEvent(sv))
 		}
 	}
 	for _, a := range p.Actions {
-		out = append(out, actionMsgs(a)...)
+		out = append(out, ActionMsgs(a)...)
 	}
 	return out
 }
@@ -226,9 +226,9 @@ func msgType(pkg, name string) idl.Type {
 	return idl.Type{Kind: idl.Message, Package: pkg, Name: name}
 }
 
-// serviceEvent builds Name_Event, the message Iron and later publish on
+// ServiceEvent builds Name_Event, the message Iron and later publish on
 // a service's introspection topic.
-func serviceEvent(sv *idl.Srv) *idl.Msg {
+func ServiceEvent(sv *idl.Srv) *idl.Msg {
 	req, resp := msgType(sv.Package, sv.Name+"_Request"), msgType(sv.Package, sv.Name+"_Response")
 	req.Array, req.Size = idl.Bounded, 1
 	resp.Array, resp.Size = idl.Bounded, 1
@@ -241,10 +241,10 @@ func serviceEvent(sv *idl.Srv) *idl.Msg {
 		}}
 }
 
-// actionMsgs returns the messages of an action: Goal, Result, Feedback, and
+// ActionMsgs returns the messages of an action: Goal, Result, Feedback, and
 // the wrappers of its send_goal and get_result services and its feedback
 // topic.
-func actionMsgs(a *idl.Action) []*idl.Msg {
+func ActionMsgs(a *idl.Action) []*idl.Msg {
 	uuid := idl.Field{Name: "goal_id", Type: msgType("unique_identifier_msgs", "UUID")}
 	mk := func(name string, fields ...idl.Field) *idl.Msg {
 		return &idl.Msg{Package: a.Package, Namespace: "action", Name: a.Name + name, File: a.File, Fields: fields}
@@ -285,14 +285,14 @@ func (s *Set) lookup(pkg, name string) *idl.Msg {
 			return sv.Response
 		}
 		if sv.Name+"_Event" == name {
-			return serviceEvent(sv)
+			return ServiceEvent(sv)
 		}
 	}
 	for _, a := range p.Actions {
 		if !strings.HasPrefix(name, a.Name+"_") {
 			continue
 		}
-		for _, m := range actionMsgs(a) {
+		for _, m := range ActionMsgs(a) {
 			if m.Name == name {
 				return m
 			}

@@ -80,6 +80,38 @@ func (r *Registry) AddMessage(typeName string, src []byte) error {
 	return nil
 }
 
+// AddService parses the text of a .srv file defining typeName
+// ("pkg/srv/Name" or "pkg/Name") and adds Name_Request, Name_Response and
+// Name_Event (the service introspection message of Iron and later).
+func (r *Registry) AddService(typeName string, src []byte) error {
+	pkg, _, name, err := splitName(typeName)
+	if err != nil {
+		return err
+	}
+	sv, err := idl.ParseService(pkg, name, src, typeName)
+	if err != nil {
+		return err
+	}
+	r.add(sv.Request, sv.Response, gen.ServiceEvent(sv))
+	return nil
+}
+
+// AddAction parses the text of a .action file defining typeName
+// ("pkg/action/Name" or "pkg/Name") and adds its goal, result and feedback
+// and the messages ROS 2 wraps them in (Name_SendGoal_Request, ...).
+func (r *Registry) AddAction(typeName string, src []byte) error {
+	pkg, _, name, err := splitName(typeName)
+	if err != nil {
+		return err
+	}
+	a, err := idl.ParseAction(pkg, name, src, typeName)
+	if err != nil {
+		return err
+	}
+	r.add(gen.ActionMsgs(a)...)
+	return nil
+}
+
 // AddConcatenated adds the definitions of a rosbag2/MCAP "ros2msg" text:
 // the definition of typeName, then for each dependency a separator line of
 // '=' characters, a line "MSG: pkg/Name" (or pkg/msg/Name) and its
@@ -118,10 +150,12 @@ func (r *Registry) AddConcatenated(typeName, text string) error {
 	return flush()
 }
 
-func (r *Registry) add(m *idl.Msg) {
+func (r *Registry) add(ms ...*idl.Msg) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.defs[m.Package+"/"+m.Name] = m
+	for _, m := range ms {
+		r.defs[m.Package+"/"+m.Name] = m
+	}
 	r.types = map[string]*Type{} // a new definition may change compiled types
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 
+	_ "github.com/nros-go/nros/internal/testmsgs/example_interfaces"
 	_ "github.com/nros-go/nros/internal/testmsgs/test_msgs"
 	_ "github.com/nros-go/nros/msg/geometry_msgs"
 	_ "github.com/nros-go/nros/msg/nav_msgs"
@@ -34,6 +35,10 @@ func registry(t testing.TB) *dynamic.Registry {
 	if err := r.AddConcatenated("test_msgs/msg/Arrays", string(text)); err != nil {
 		t.Fatal(err)
 	}
+	// As rosbag2 stores a service's definition.
+	if err := r.AddService("example_interfaces/srv/AddTwoInts", []byte("int64 a\nint64 b\n---\nint64 sum\n")); err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 
@@ -44,6 +49,9 @@ func sampleType(file string) string {
 		base = base[strings.IndexByte(base, '_')+1:]
 	}
 	base = base[:strings.LastIndexByte(base, '_')]
+	if parts := strings.Split(base, "."); len(parts) == 3 { // pkg.srv.Name
+		return strings.Join(parts, "/")
+	}
 	pkg, name, _ := strings.Cut(base, ".")
 	return pkg + "/msg/" + name
 }
