@@ -80,6 +80,27 @@ func (r *Registry) AddMessage(typeName string, src []byte) error {
 	return nil
 }
 
+// Load adds the definitions found at dir: a ROS package folder (with msg/,
+// srv/ or action/), an AMENT_PREFIX_PATH-style prefix (share/<pkg>/...) or a
+// folder of package folders, as `nros gen` reads them.
+func (r *Registry) Load(dir string) error {
+	set := gen.NewSet()
+	if err := set.Load(dir); err != nil {
+		return err
+	}
+	if err := set.LoadBundled(); err != nil { // resolves service_msgs for service events
+		return err
+	}
+	var ms []*idl.Msg
+	for _, p := range set.Packages {
+		if !p.Bundled {
+			ms = append(ms, set.AllMsgs(p)...)
+		}
+	}
+	r.add(ms...)
+	return nil
+}
+
 // AddService parses the text of a .srv file defining typeName
 // ("pkg/srv/Name" or "pkg/Name") and adds Name_Request, Name_Response and
 // Name_Event (the service introspection message of Iron and later).

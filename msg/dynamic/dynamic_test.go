@@ -194,3 +194,24 @@ func FuzzDynamicDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadDir(t *testing.T) {
+	r := dynamic.NewRegistry()
+	if err := r.Load("../../internal/gen/testdata/interfaces"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"test_msgs/msg/MultiNested", "test_msgs/srv/Arrays_Event", "test_msgs/action/Fibonacci_SendGoal_Request",
+		"example_interfaces/srv/AddTwoInts_Response"} {
+		typ, err := r.Type(n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if typ.Name() != n {
+			t.Errorf("%s: name %s", n, typ.Name())
+		}
+	}
+	if err := r.Load(t.TempDir()); err == nil {
+		t.Error("an empty folder loads")
+	}
+}
