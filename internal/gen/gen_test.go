@@ -73,9 +73,6 @@ func TestDebianTestInterfaceFiles(t *testing.T) {
 		}
 		t.Skip("ros2-test-interface-files is not installed (apt-get install ros2-test-interface-files)")
 	}
-	if testing.Short() {
-		t.Skip("builds a module; skipped with -short")
-	}
 	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
