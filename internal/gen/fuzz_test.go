@@ -3,6 +3,7 @@ package gen
 import (
 	"go/parser"
 	"go/token"
+	"maps"
 	"testing"
 
 	"github.com/nros-go/nros/internal/gen/idl"
@@ -21,17 +22,18 @@ func FuzzGenerate(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	bundled := NewSet()
+	if err := bundled.LoadBundled(); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := idl.ParseMessage("p", "Msg", src, "Msg.msg")
 		if err != nil {
 			return
 		}
 		other := &idl.Msg{Package: "p", Namespace: "msg", Name: "Other", Fields: []idl.Field{{Name: "x", Type: idl.Type{Kind: idl.Int8}}}}
-		set := NewSet()
+		set := &Set{Packages: maps.Clone(bundled.Packages)}
 		set.Packages["p"] = &Package{Name: "p", Msgs: []*idl.Msg{m, other}}
-		if err := set.LoadBundled(); err != nil {
-			t.Fatal(err)
-		}
 		if set.Check([]string{"p"}) != nil {
 			return
 		}
