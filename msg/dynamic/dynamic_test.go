@@ -11,6 +11,7 @@ import (
 	"github.com/nros-go/nros/cdr"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
+	"github.com/nros-go/nros/msg/rmw_dds_common"
 
 	_ "github.com/nros-go/nros/internal/testmsgs/example_interfaces"
 	_ "github.com/nros-go/nros/internal/testmsgs/test_msgs"
@@ -213,5 +214,55 @@ func TestLoadDir(t *testing.T) {
 	}
 	if err := r.Load(t.TempDir()); err == nil {
 		t.Error("an empty folder loads")
+	}
+}
+
+// The hand-written rmw_dds_common codec (both Gid layouts) agrees with a
+// codec driven by the Humble and Jazzy definitions.
+func TestHandWrittenRmwDDSCommonMatchesDefinitions(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		gid  string
+	}{{rmw_dds_common.GidSizeHumble, "char[24] data\n"}, {rmw_dds_common.GidSizeJazzy, "uint8[16] data\n"}} {
+		r := dynamic.NewRegistry()
+		for name, def := range map[string]string{
+			"rmw_dds_common/msg/Gid":                     c.gid,
+			"rmw_dds_common/msg/NodeEntitiesInfo":        "string<=256 node_namespace\nstring<=256 node_name\nGid[] reader_gid_seq\nGid[] writer_gid_seq\n",
+			"rmw_dds_common/msg/ParticipantEntitiesInfo": "Gid gid\nNodeEntitiesInfo[] node_entities_info_seq\n",
+		} {
+			if err := r.AddMessage(name, []byte(def)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := func(b byte) rmw_dds_common.Gid {
+			var u [16]byte
+			for i := range u {
+				u[i] = b + byte(i)
+			}
+			return rmw_dds_common.GidFromGUID(u)
+		}
+		info := &rmw_dds_common.ParticipantEntitiesInfo{Gid: g(1), GidSize: c.size,
+			NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{
+				{NodeNamespace: "/", NodeName: "talker", ReaderGidSeq: []rmw_dds_common.Gid{g(2)}, WriterGidSeq: []rmw_dds_common.Gid{g(3), g(4)}},
+				{NodeNamespace: "/ns", NodeName: "x"},
+			}}
+		data := msg.Marshal(info, true, nil)
+		typ, err := r.Type("rmw_dds_common/msg/ParticipantEntitiesInfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := typ.New()
+		if err := msg.Unmarshal(data, m); err != nil {
+			t.Fatalf("gid %d: %v", c.size, err)
+		}
+		if again := msg.Marshal(m, true, nil); !bytes.Equal(again, data) {
+			t.Errorf("gid %d: the definitions encode differently\n% x\n% x", c.size, data, again)
+		}
+		nodes, _ := m.Get("node_entities_info_seq")
+		if ns := nodes.([]*dynamic.Message); len(ns) != 2 {
+			t.Errorf("gid %d: %d nodes", c.size, len(ns))
+		} else if name, _ := ns[0].Get("node_name"); name != "talker" {
+			t.Errorf("gid %d: node %v", c.size, name)
+		}
 	}
 }
