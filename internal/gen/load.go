@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -338,6 +339,8 @@ func (s *Set) checkMsg(m *idl.Msg, stack map[string]bool) error {
 			hint := fmt.Sprintf("give the folder of package %s too", f.Type.Package)
 			if f.Type.Name == "Header" && f.Type.Package == m.Package {
 				hint = "ROS 2 does not read a bare Header as std_msgs/Header; write std_msgs/Header"
+			} else if slices.Contains(s.Skipped, f.Type.Package) {
+				hint = fmt.Sprintf("the %s that nros-go ships has no %s; its definitions are used in place of the folder given", f.Type.Package, f.Type.Name)
 			}
 			return fmt.Errorf("%s: field %s: unknown type %s (%s)", where, f.Name, f.Type.FullName(), hint)
 		}
