@@ -279,8 +279,8 @@ func (l *Loop) Quiesce() {
 	if inPass() {
 		return
 	}
-	//lint:ignore SA2001 acquiring the run token is the wait
 	l.runMu.Lock()
+	//lint:ignore SA2001 acquiring the run token is the wait
 	l.runMu.Unlock()
 }
 
