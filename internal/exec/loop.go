@@ -83,7 +83,10 @@ type Loop struct {
 	pending error // a stop error raised off the loop
 	wake    chan struct{}
 
-	runMu    sync.Mutex // the run token: held while a pass runs
+	// token is the run token, held while a pass runs (a channel rather
+	// than a mutex, so that a goroutine waiting for it is durably blocked
+	// in a testing/synctest bubble).
+	token    chan struct{}
 	spinning atomic.Bool
 
 	// Scratch reused by passes (run token holder only).
@@ -118,7 +121,8 @@ func New(o Options) *Loop {
 	if o.Report == nil {
 		o.Report = func(PanicReport) error { return nil }
 	}
-	return &Loop{src: o.Sources, report: o.Report, byKey: map[domainKey]*domain{}, wake: make(chan struct{}, 1)}
+	return &Loop{src: o.Sources, report: o.Report, byKey: map[domainKey]*domain{},
+		wake: make(chan struct{}, 1), token: make(chan struct{}, 1)}
 }
 
 // Sources returns the clocks the loop reads.
@@ -272,16 +276,17 @@ func (l *Loop) Closed() bool {
 // Quiesce waits until no pass is running, unless called from a callback.
 // After a node cancels its work, it makes sure none of it is still running.
 func (l *Loop) Quiesce() {
-	if l.runMu.TryLock() {
-		l.runMu.Unlock()
+	select {
+	case l.token <- struct{}{}:
+		<-l.token
 		return
+	default:
 	}
 	if inPass() {
 		return
 	}
-	l.runMu.Lock()
-	//lint:ignore SA2001 acquiring the run token is the wait
-	l.runMu.Unlock()
+	l.token <- struct{}{}
+	<-l.token
 }
 
 // inPass reports whether the calling goroutine is inside a pass (running a
@@ -369,8 +374,8 @@ type waitResult struct {
 }
 
 func (l *Loop) runPass() (int, waitResult) {
-	l.runMu.Lock()
-	defer l.runMu.Unlock()
+	l.token <- struct{}{}
+	defer func() { <-l.token }()
 	return l.pass()
 }
 
