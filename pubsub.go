@@ -49,11 +49,11 @@ type PublisherOption func(*endpointConfig)
 type SubscriptionOption func(*endpointConfig)
 
 type endpointConfig struct {
-	onEvent     func(rmw.Event)
-	maxAge      time.Duration
-	onAge       func(AgeViolation)
-	bigEndian   bool
-	onDropped   func(error)
+	onEvent   func(rmw.Event)
+	maxAge    time.Duration
+	onAge     func(AgeViolation)
+	bigEndian bool
+	onDropped func(error)
 }
 
 // WithEndpointEvents receives the endpoint's events (matched, unmatched,
