@@ -67,9 +67,11 @@ type Options struct {
 	// time source for use_sim_time). An error refuses the whole
 	// transaction with the error's text as the reason and nothing is
 	// committed, so Apply must leave the world as it found it when it
-	// fails. It runs with the transaction held: Get returns the committed
-	// (old) values, and tx declares further parameters as part of the
-	// same transaction.
+	// fails. The error's text should name the parameter: it is the reason
+	// of a refused set, and the error of a refused Declare (which is also
+	// ErrInvalidValue), as it is. Apply runs with the transaction held:
+	// Get returns the committed (old) values, and tx declares further
+	// parameters as part of the same transaction.
 	Apply func(tx *Txn, changed []Parameter) error
 }
 
@@ -192,7 +194,7 @@ func (s *Store) Declare(name string, def Value, d Descriptor) (Value, error) {
 		return initial, err
 	}
 	if err := s.apply(tx); err != nil {
-		return Value{}, fmt.Errorf("%w: parameter '%s' rejected: %w", ErrInvalidValue, name, err)
+		return Value{}, applyError{err}
 	}
 	s.commit(tx)
 	return initial, nil

@@ -239,3 +239,10 @@ func (s *Store) commit(tx *Txn) {
 	}
 	s.runEvents(ev)
 }
+
+// applyError is a declaration refused by the Apply hook: the hook's error,
+// which is also ErrInvalidValue.
+type applyError struct{ err error }
+
+func (e applyError) Error() string   { return e.err.Error() }
+func (e applyError) Unwrap() []error { return []error{ErrInvalidValue, e.err} }
