@@ -341,3 +341,47 @@ func TestTxnDeclareOnlyInsideApply(t *testing.T) {
 		t.Fatal("a Txn kept past its Apply call still declares")
 	}
 }
+
+func TestGoid(t *testing.T) {
+	a := goid()
+	if a == 0 || goid() != a {
+		t.Fatalf("goid not stable: %d", a)
+	}
+	other := make(chan uint64)
+	go func() { other <- goid() }()
+	if b := <-other; b == a || b == 0 {
+		t.Fatalf("two goroutines share id %d", b)
+	}
+}
+
+// A panicking callback ends its transaction: later sets, from the same or
+// another goroutine, run and are not taken for nested ones.
+func TestPanickingCallbackEndsTheTransaction(t *testing.T) {
+	s := NewStore(Options{})
+	mustDeclare(t, s, "a", IntegerValue(1), Descriptor{})
+	s.AddOnSetCallback(func(ps []Parameter) SetResult {
+		if v, _ := ps[0].Value.Integer(); v == 13 {
+			panic("unlucky")
+		}
+		return SetResult{Successful: true}
+	})
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the validator's panic was swallowed")
+			}
+		}()
+		s.Set("a", IntegerValue(13))
+	}()
+	if r := s.Set("a", IntegerValue(2)); !r.Successful {
+		t.Fatalf("same goroutine after the panic: %+v", r)
+	}
+	within(t, 2*time.Second, func() {
+		if r := s.Set("a", IntegerValue(3)); !r.Successful {
+			t.Errorf("other goroutine after the panic: %+v", r)
+		}
+	})
+	if v, _ := s.Get("a"); !v.Equal(IntegerValue(3)) {
+		t.Fatalf("a = %v", v)
+	}
+}
