@@ -205,3 +205,28 @@ func TestUseSimTimeSetFollowsTheClock(t *testing.T) {
 		t.Fatalf("now = %v after use_sim_time=false, want the last sim time 42s kept", n.Clock().Now())
 	}
 }
+
+// An atomic set that names use_sim_time twice leaves the time source as its
+// last value says.
+func TestUseSimTimeTwiceInOneAtomicSet(t *testing.T) {
+	ctx := quietContext(WithTransport(intra.New()))
+	defer ctx.Shutdown()
+	n, err := NewNode("a", WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	on := Parameter{Name: UseSimTimeParameter, Value: BoolValue(true)}
+	off := Parameter{Name: UseSimTimeParameter, Value: BoolValue(false)}
+	for _, tt := range []struct {
+		ps   []Parameter
+		want bool
+	}{{[]Parameter{on, off}, false}, {[]Parameter{off, on}, true}, {[]Parameter{on, off}, false}} {
+		if r := n.SetParametersAtomically(tt.ps); !r.Successful {
+			t.Fatal(r.Reason)
+		}
+		if v, _ := n.GetParameter(UseSimTimeParameter); !v.Equal(BoolValue(tt.want)) || (n.RosTimeSourceTopic() != "") != tt.want {
+			t.Fatalf("use_sim_time=%v, source %q; want %v", v, n.RosTimeSourceTopic(), tt.want)
+		}
+	}
+}

@@ -260,6 +260,8 @@ func policyValues[K ~uint8](names map[K]string) map[string]uint8 {
 // dropped with it; use_sim_time keeps its value. It runs inside the
 // transaction, so post-set callbacks already see the new time source.
 func (n *Node) applyParams(tx *param.Txn, changed []Parameter) error {
+	was, _ := n.params.Get(UseSimTimeParameter) // the committed value (NOT_SET while declaring)
+	cur, _ := was.Bool()
 	for _, p := range changed {
 		if p.Name != UseSimTimeParameter {
 			continue
@@ -270,17 +272,17 @@ func (n *Node) applyParams(tx *param.Txn, changed []Parameter) error {
 			// auto-declared from an override) does not run them.
 			return fmt.Errorf("parameter '%s' is reserved: it must stay a bool", UseSimTimeParameter)
 		}
-		was, err := n.params.Get(UseSimTimeParameter) // the committed value
-		if err == nil && was.Equal(p.Value) {
+		if on == cur {
 			continue
 		}
-		if !on {
+		if on {
+			if err := n.followClock(tx); err != nil {
+				return err
+			}
+		} else {
 			n.RemoveRosTimeSource()
-			continue
 		}
-		if err := n.followClock(tx); err != nil {
-			return err
-		}
+		cur = on
 	}
 	return nil
 }
