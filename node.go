@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nros-go/nros/internal/param"
@@ -32,11 +31,8 @@ type Node struct {
 	entities []nodeEntity
 	closed   bool
 
-	simMu     sync.Mutex // guards clockSub
-	clockSub  *clockSubscription
-	simApply  sync.Mutex // serialises reconcileSimTime
-	simWanted atomic.Bool
-	simOn     bool
+	simMu    sync.Mutex // guards clockSub
+	clockSub *clockSubscription
 }
 
 // nodeEntity is a publisher or subscription owned by a node.
@@ -172,9 +168,9 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		overrides[k] = pv
 	}
 	n.params = param.NewStore(param.Options{Overrides: overrides,
-		AllowUndeclared: cfg.allowUndeclared, AutoDeclareFromOverrides: cfg.autoDeclare})
+		AllowUndeclared: cfg.allowUndeclared, AutoDeclareFromOverrides: cfg.autoDeclare, Apply: n.applyParams})
 	n.params.AddOnSetCallback(validateUseSimTime)
-	n.params.AddPostSetCallback(n.onUseSimTime)
+	// Declaring use_sim_time applies it (installs the time source for true).
 	if !n.params.Has(UseSimTimeParameter) {
 		if _, err := n.params.Declare(UseSimTimeParameter, BoolValue(false), param.Descriptor{
 			Type:        param.TypeBool,
@@ -186,12 +182,11 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		// Auto-declared from an override with dynamic typing: still reserved.
 		return nil, fmt.Errorf("nros: node %s: parameter '%s' must be a bool, got %s %s", n.FullyQualifiedName(),
 			UseSimTimeParameter, v.Type(), v.ValueString())
-	} else {
-		b, _ := v.Bool()
-		n.simWanted.Store(b)
-	}
-	if err := n.reconcileSimTime(); err != nil {
-		return nil, err
+	} else if on, _ := v.Bool(); on {
+		// Auto-declared, so not applied yet.
+		if err := n.followClock(n.params); err != nil {
+			return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
+		}
 	}
 	return n, nil
 }
