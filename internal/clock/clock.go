@@ -126,6 +126,7 @@ type Override struct {
 	restart atomic.Pointer[Restart]
 	waiters atomic.Pointer[[]*Waiter]
 	samples atomic.Uint64
+	stats   Tracker // guarded by mu; see stats.go
 
 	mu      sync.Mutex
 	sources int
@@ -218,6 +219,7 @@ func (o *Override) Install(ns int64) Change {
 		return Ignored
 	}
 	o.samples.Add(1)
+	o.observeLocked(ns) // source statistics (stats.go)
 	mode := o.mode.Load()
 	old := o.value.Load()
 	var ch Change
