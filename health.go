@@ -134,7 +134,10 @@ const maxIncompatible = 64
 // watchClock arms the silence warning of cs and returns the deliver
 // function and endpoint options its subscription is made with.
 func (c *Context) watchClock(cs *clockSubscription, node rmw.NodeInfo) (func(rmw.Sample), rmw.EndpointOptions) {
-	h := &clockHealth{ctx: c, cs: cs, log: c.logger(loggerName(node.Namespace, node.Name))}
+	h := &clockHealth{ctx: c, cs: cs, log: cs.log}
+	if h.log == nil {
+		h.log = c.logger(loggerName(node.Namespace, node.Name))
+	}
 	h.timer = time.AfterFunc(ClockSilenceWarning, h.check)
 	return h.deliver, rmw.EndpointOptions{OnEvent: h.onEvent}
 }

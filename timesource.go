@@ -3,12 +3,14 @@ package nros
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/nros-go/nros/internal/clock"
 	"github.com/nros-go/nros/internal/param"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
@@ -33,20 +35,31 @@ type clockSubscription struct {
 	refs    int
 	sub     rmw.Subscription
 	src     *TimeSource
+	log     *slog.Logger
 	dropped atomic.Uint64
+	warned  atomic.Bool
 	once    sync.Once
 }
 
 // deliver runs on the transport's goroutine: the sample is installed there,
 // never queued behind user callbacks, so a callback that waits on ROS time
 // cannot starve the clock.
+//
+// A sample whose nanosec field is 1e9 or more is carried into seconds (as
+// rclcpp's Time from a message and nano-ros do): {1, 1500000000} is 2.5 s.
+// A sample before the epoch is dropped and counted, the clock keeps its
+// value, and the first one is logged as a warning naming the topic.
 func (cs *clockSubscription) deliver(s rmw.Sample) {
 	var m rosgraph_msgs.Clock
 	if err := msg.Unmarshal(s.Data, &m); err != nil {
 		cs.dropped.Add(1)
 		return
 	}
-	cs.src.Install(NewTime(m.Clock.Sec, m.Clock.Nanosec))
+	t := NewTime(m.Clock.Sec, m.Clock.Nanosec)
+	if cs.src.install(t) == clock.Rejected && cs.warned.CompareAndSwap(false, true) {
+		cs.log.Warn("dropped a /clock sample before the epoch (negative time); the clock keeps its value",
+			"topic", cs.topic, "sec", m.Clock.Sec, "nanosec", m.Clock.Nanosec)
+	}
 }
 
 func (cs *clockSubscription) close() {
@@ -60,7 +73,7 @@ func (cs *clockSubscription) close() {
 
 // acquireClock returns the context's subscription on topic, making it on
 // first use with qos.
-func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo) (*clockSubscription, error) {
+func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo, log *slog.Logger) (*clockSubscription, error) {
 	if c.closed.Load() {
 		return nil, errors.New("nros: context is shut down")
 	}
@@ -68,10 +81,16 @@ func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo) (*clock
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cs := c.clockSubs[topic]; cs != nil {
+		if cs.qos != qos {
+			// One subscription per topic and context: the first node's QoS
+			// stays in force. Say so rather than silently ignore the ask.
+			log.Warn("the context already listens to this clock topic with another QoS; keeping it",
+				"topic", topic, "in_force", qosString(cs.qos), "asked", qosString(qos))
+		}
 		cs.refs++
 		return cs, nil
 	}
-	cs := &clockSubscription{ctx: c, topic: topic, qos: qos, refs: 1}
+	cs := &clockSubscription{ctx: c, topic: topic, qos: qos, refs: 1, log: log}
 	cs.src = c.AttachTimeSource()
 	deliver, opts := c.watchClock(cs, node) // health.go: warns once if no sample comes
 	sub, err := t.NewSubscription(node, topic, (&rosgraph_msgs.Clock{}).TypeName(), qos, deliver, opts)
@@ -98,6 +117,11 @@ func (c *Context) releaseClock(cs *clockSubscription) {
 		cs.close()
 	}
 }
+
+// ClockSamplesRejected counts the clock samples that were not installed
+// because their time was negative (before the epoch), from /clock
+// subscriptions and TimeSource.Install alike.
+func (c *Context) ClockSamplesRejected() uint64 { return c.ov.Rejected() }
 
 // ClockSamplesDropped counts /clock samples that arrived malformed and were
 // dropped, over the context's clock subscriptions.
@@ -141,7 +165,7 @@ func (n *Node) InstallRosTimeSourceOn(topic string) error {
 	if err != nil {
 		return err
 	}
-	cs, err := n.ctx.acquireClock(resolved, qos, n.info())
+	cs, err := n.ctx.acquireClock(resolved, qos, n.info(), n.log)
 	if err != nil {
 		return err
 	}
@@ -283,4 +307,14 @@ func validateUseSimTime(ps []Parameter) SetParametersResult {
 		}
 	}
 	return SetParametersResult{Successful: true}
+}
+
+// qosString spells a QoS profile for logs.
+func qosString(q QoS) string {
+	q = q.Normalize()
+	s := fmt.Sprintf("%s, %s, %s", reliabilityNames[q.Reliability], durabilityNames[q.Durability], historyNames[q.History])
+	if q.History == rmw.KeepLast {
+		s += fmt.Sprintf(" %d", q.Depth)
+	}
+	return s
 }

@@ -48,7 +48,7 @@ func (clockDeadlineError) Is(target error) bool { return target == context.Deadl
 // and on a ROS clock that reads system time (no source, or no sample yet),
 // it waits on a real timer.
 func (c *Clock) SleepUntil(ctx context.Context, t Time) error {
-	return c.sleep(ctx, c.Now().ns, t.ns)
+	return c.sleep(ctx, c.begin(), t.ns)
 }
 
 // SleepFor blocks the calling goroutine until d has passed on the clock
@@ -57,8 +57,8 @@ func (c *Clock) SleepUntil(ctx context.Context, t Time) error {
 // in real time. A zero or negative d returns at once (ctx.Err() if ctx has
 // ended).
 func (c *Clock) SleepFor(ctx context.Context, d Duration) error {
-	start := c.Now().ns
-	return c.sleep(ctx, start, addSat(start, int64(d)))
+	b := c.begin()
+	return c.sleep(ctx, b, addSat(b.now, int64(d)))
 }
 
 // WaitUntilStarted blocks the calling goroutine until a ROS clock has
@@ -109,16 +109,16 @@ func (c *Clock) WaitUntilStarted(ctx context.Context) error {
 //
 // Call cancel as soon as the work is done, to release the clock's listener.
 func WithRosDeadline(parent context.Context, clk *Clock, t Time) (context.Context, context.CancelFunc) {
-	return withClockDeadline(parent, clk, clk.Now().ns, t.ns)
+	return withClockDeadline(parent, clk, clk.begin(), t.ns)
 }
 
 // WithRosTimeout is WithRosDeadline(parent, clk, clk.Now()+d).
 func WithRosTimeout(parent context.Context, clk *Clock, d Duration) (context.Context, context.CancelFunc) {
-	start := clk.Now().ns
-	return withClockDeadline(parent, clk, start, addSat(start, int64(d)))
+	b := clk.begin()
+	return withClockDeadline(parent, clk, b, addSat(b.now, int64(d)))
 }
 
-func withClockDeadline(parent context.Context, clk *Clock, start, target int64) (context.Context, context.CancelFunc) {
+func withClockDeadline(parent context.Context, clk *Clock, start waitStart, target int64) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithCancelCause(parent)
 	rc := &clockDeadlineCtx{Context: inner}
 	if inner.Err() != nil {
@@ -146,12 +146,29 @@ func (c *clockDeadlineCtx) Err() error {
 	return err
 }
 
+// waitStart is the state of a clock when a wait began.
+type waitStart struct {
+	now    int64
+	epoch  uint64 // ROS: the restart epoch in force
+	driven bool   // ROS: a sample was in force
+}
+
+// begin reads the clock for a wait (ROS time and its restart state as one
+// snapshot).
+func (c *Clock) begin() waitStart {
+	if c.typ != ROSTime {
+		return waitStart{now: c.Now().ns}
+	}
+	s := c.ov.Snapshot()
+	return waitStart{now: int64(s.Now), epoch: s.Epoch, driven: s.Driven()}
+}
+
 // sleep waits for target, a wait that began at start (both on c's clock).
-func (c *Clock) sleep(ctx context.Context, start, target int64) error {
+func (c *Clock) sleep(ctx context.Context, start waitStart, target int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if c.Now().ns >= target {
+	if start.now >= target {
 		return nil
 	}
 	done := make(chan error, 1)
@@ -185,20 +202,19 @@ type clockWait struct {
 // startWait begins watching. On a driven ROS clock a listener on the
 // override finishes the wait; otherwise a real timer does (and, on a ROS
 // clock, the listener reports the first sample as a source change).
-func (c *Clock) startWait(start, target int64, finish func(error)) *clockWait {
-	w := &clockWait{c: c, start: start, target: target, finish: finish}
+func (c *Clock) startWait(start waitStart, target int64, finish func(error)) *clockWait {
+	w := &clockWait{c: c, start: start.now, target: target, finish: finish}
 	if c.typ == ROSTime {
-		ov := c.ov
-		epoch, driven := ov.LastRestart().Epoch, ov.Driven()
-		w.remove = ov.AddListener(w.onChange)
-		// A restart between reading start and registering was not seen by
-		// the listener: judge it now.
-		if r := ov.LastRestart(); r.Epoch != epoch && (ov.Driven() != driven || r.At < start) {
+		w.remove = c.ov.AddListener(w.onChange)
+		// A restart between the start of the wait and the listener's
+		// registration was not seen by the listener: judge it now.
+		s := c.ov.Snapshot()
+		if s.Epoch != start.epoch && (s.Driven() != start.driven || int64(s.At) < start.now) {
 			w.done(ErrTimeSourceChanged)
 			return w
 		}
-		if ov.Driven() {
-			if ov.Now() >= target {
+		if s.Driven() {
+			if int64(s.Now) >= target {
 				w.done(nil)
 			}
 			return w

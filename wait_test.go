@@ -233,8 +233,8 @@ func TestSleepOnSystemTime(t *testing.T) {
 
 func TestSleepFollowsASteppedSystemClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := withFakeSystem(t)
-		c := NewContext().clockFor(SystemTime)
+		f := &fakeSystem{}
+		c := f.context().clockFor(SystemTime)
 		target := Time{c.Now().ns + 10*sec}
 		done := make(chan error, 1)
 		t0 := time.Now()

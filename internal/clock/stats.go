@@ -77,10 +77,10 @@ type Stats struct {
 }
 
 // Tracker classifies the samples of one time source and measures its rate
-// and real-time factor. The zero value reads wall time from Steady. It is
-// not safe for concurrent use: its owner serialises Observe and Stats.
+// and real-time factor. The zero value reads wall time from DefaultSteady.
+// It is not safe for concurrent use: its owner serialises Observe and Stats.
 type Tracker struct {
-	wall Source
+	wall func() SteadyTime
 
 	n                 uint64
 	lastWall, lastSim int64
@@ -96,15 +96,15 @@ type Tracker struct {
 	full    bool // a window has completed
 }
 
-// SetWall sets the wall clock of Observe and Stats (Steady when nil).
-func (t *Tracker) SetWall(s Source) { t.wall = s }
+// SetWall sets the wall clock of Observe and Stats (DefaultSteady when nil).
+func (t *Tracker) SetWall(s func() SteadyTime) { t.wall = s }
 
 // Now reads the tracker's wall clock.
 func (t *Tracker) Now() int64 {
 	if t.wall == nil {
-		return Steady.Now()
+		return int64(DefaultSteady())
 	}
-	return t.wall.Now()
+	return int64(t.wall())
 }
 
 // Observe records a sample of simulated time sim that arrived at wall and
@@ -172,9 +172,9 @@ func (t *Tracker) Stats(now int64) Stats {
 }
 
 // SetStatsWall sets the wall clock that the override's source statistics
-// are measured against (Steady by default). A context whose steady time is
-// injected passes it here.
-func (o *Override) SetStatsWall(s Source) {
+// are measured against (DefaultSteady by default). A context passes its
+// steady source.
+func (o *Override) SetStatsWall(s func() SteadyTime) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.stats.SetWall(s)

@@ -86,14 +86,14 @@ func TestTrackerPartialWindow(t *testing.T) {
 }
 
 func TestOverrideSourceStats(t *testing.T) {
-	wall := &fixed{ns: 0}
-	o := NewOverride(&fixed{ns: 1})
-	o.SetStatsWall(wall)
+	var wall SteadyTime
+	o := NewOverride(func() SystemTime { return 1 })
+	o.SetStatsWall(func() SteadyTime { return wall })
 	o.Install(5) // no source: not a sample
 	o.Attach()
 	for i := range 101 {
-		wall.ns = int64(i) * 10e6
-		o.Install(100e9 + int64(i)*5e6) // 0.5x at 100 Hz
+		wall = SteadyTime(i) * 10e6
+		o.Install(RosTime(100e9 + int64(i)*5e6)) // 0.5x at 100 Hz
 	}
 	s, _ := o.SourceStats()
 	if s.Samples != 101 || !near(s.SampleRate, 100) || !near(s.RealTimeFactor, 0.5) || s.LastSim != 100e9+500e6 {
@@ -106,6 +106,6 @@ func BenchmarkInstallWithStats(b *testing.B) {
 	o.Attach()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		o.Install(int64(i))
+		o.Install(RosTime(i))
 	}
 }
