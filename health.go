@@ -38,8 +38,9 @@ type ClockStats struct {
 	RealTimeFactor float64
 	// Paused is true while the samples repeat the same time.
 	Paused bool
-	// Stalled is true when no sample has come for two seconds; SampleRate
-	// and RealTimeFactor are then 0.
+	// Stalled is true when no sample has come for a second (for two sample
+	// intervals of a source slower than 2 Hz); SampleRate and
+	// RealTimeFactor are then 0.
 	Stalled bool
 	// Jumps counts jumps: every backward step, and every forward step
 	// longer than 1 s and 10 times the wall time since the previous sample.

@@ -73,7 +73,7 @@ type Stats struct {
 	LastJump       Jump    // the latest jump, or the first sample if there was none
 	LastSim        int64   // the latest simulated time
 	LastWall       int64   // wall time of the latest sample
-	Stalled        bool    // no sample for two windows: SampleRate and RealTimeFactor are 0
+	Stalled        bool    // silent for a window (two intervals of a source under 2 Hz): SampleRate and RealTimeFactor are 0
 }
 
 // Tracker classifies the samples of one time source and measures its rate
@@ -150,23 +150,33 @@ func (t *Tracker) Observe(wall, sim int64) Event {
 	return ev
 }
 
-// Stats returns the tracker's state at wall time now.
+// Stats returns the tracker's state at wall time now. The rate and the
+// real-time factor come from the current window once it spans half a
+// window, else from the last complete one. The source counts as stalled
+// (rates 0) after a silence of a window, or of two sample intervals when
+// it publishes slower than 2 Hz.
 func (t *Tracker) Stats(now int64) Stats {
 	s := Stats{Samples: t.n, Paused: t.paused, Jumps: t.jumps, LastJump: t.last,
 		LastSim: t.lastSim, LastWall: t.lastWall}
 	if t.n == 0 {
 		return s
 	}
-	switch {
-	case now-t.lastWall >= 2*StatsWindow:
+	rate, rtf, ok := t.rate, t.rtf, t.full
+	if el := t.lastWall - t.winWall; el >= StatsWindow/2 || (!t.full && el > 0) {
+		rate = float64(t.n-1-t.winN) * 1e9 / float64(el)
+		rtf = float64(t.winAdv) / float64(el)
+		ok = true
+	}
+	stallAfter := 2 * StatsWindow
+	if ok && rate > 0 {
+		stallAfter = max(StatsWindow, int64(2e9/rate))
+	}
+	if now-t.lastWall >= stallAfter {
 		s.Stalled = true
-	case t.full:
-		s.SampleRate, s.RealTimeFactor = t.rate, t.rtf
-	case t.lastWall > t.winWall:
-		// No window has completed yet: the partial one.
-		el := float64(t.lastWall - t.winWall)
-		s.SampleRate = float64(t.n-1-t.winN) * 1e9 / el
-		s.RealTimeFactor = float64(t.winAdv) / el
+		return s
+	}
+	if ok {
+		s.SampleRate, s.RealTimeFactor = rate, rtf
 	}
 	return s
 }
