@@ -3,10 +3,15 @@ package nros
 import (
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
+	"github.com/nros-go/nros/rmw/intra"
 )
 
 // sleeper is a ROS-time timer whose callback sleeps on the ROS clock, on
@@ -422,6 +427,58 @@ func TestWaitsReleaseTheirListeners(t *testing.T) {
 		synctest.Wait() // the AfterFunc goroutines remove their listeners
 		if n := c.ov.Listeners(); n != 0 {
 			t.Fatalf("%d listeners left on the override, want 0", n)
+		}
+	})
+}
+
+// The same through the transport: a node with use_sim_time true whose ROS
+// timer callback sleeps while a simulator publishes /clock on the
+// in-process transport (delivered on the publisher's goroutine, never the
+// executor's).
+func TestSleepForInACallbackOverClockTopic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := intra.New()
+		ctx := NewContext(WithTransport(tr), WithLogOutput(io.Discard))
+		node, err := NewNode("sleepy", WithContext(ctx), WithParameterOverrides(map[string]any{UseSimTimeParameter: true}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer node.Close()
+		pub := rawClockPublisher(t, tr, "simulator", ClockQoS())
+		publish := func(ns int64) {
+			var m rosgraph_msgs.Clock
+			m.Clock.Sec, m.Clock.Nanosec, _ = TimeFromNanoseconds(ns).SecNanosec()
+			if err := pub.Publish(msg.Marshal(&m, true, nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		publish(100 * sec)
+		exec := NewExecutor(WithExecutorContext(ctx))
+		if err := exec.AddNode(node); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var woke []int64
+		var errs []error
+		if _, err := node.CreateTimer(node.Clock(), 100*time.Millisecond, func() {
+			err := node.Clock().SleepFor(context.Background(), Duration(time.Second))
+			mu.Lock()
+			woke, errs = append(woke, node.Clock().Now().Nanoseconds()), append(errs, err)
+			mu.Unlock()
+		}, OneShot()); err != nil {
+			t.Fatal(err)
+		}
+		stop := spinInBackground(t, exec)
+		defer stop()
+		for v := 100*sec + 10*ms; v <= 102*sec; v += 10 * ms {
+			time.Sleep(10 * time.Millisecond)
+			publish(v)
+		}
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(woke) != 1 || woke[0] != 101*sec+100*ms || errs[0] != nil {
+			t.Fatalf("woke at %v with %v, want once at 101.1 s with nil", woke, errs)
 		}
 	})
 }

@@ -30,8 +30,11 @@
 //
 // Callbacks run on the test's goroutine: a callback must not block on the
 // Sim (a SleepFor on ROS time inside a callback would wait for a step that
-// the blocked test cannot take). Waits such as Clock.SleepFor work from a
-// goroutine of the test's own: each step's install wakes them.
+// the blocked test cannot take). Waits on ROS time (Clock.SleepFor from a
+// goroutine of the test's own, nros.WithRosTimeout) follow the steps: each
+// step's install wakes them. Waits on the system and steady clocks, and the
+// 5 s no-/clock warning, run on real timers and do not follow the Sim's
+// wall time.
 package simtest
 
 import (
