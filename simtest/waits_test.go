@@ -49,7 +49,9 @@ func TestSleepForFromAGoroutine(t *testing.T) {
 	clk := sim.Node("sleeper").Clock()
 	start := clk.Now()
 	done := make(chan error, 1)
-	go func() { done <- clk.SleepUntil(context.Background(), nros.TimeFromNanoseconds(start.Nanoseconds()+int64(time.Second))) }()
+	go func() {
+		done <- clk.SleepUntil(context.Background(), nros.TimeFromNanoseconds(start.Nanoseconds()+int64(time.Second)))
+	}()
 	sim.Advance(2 * time.Second) // whenever the goroutine starts, 101 s comes
 	if err := <-done; err != nil {
 		t.Fatal(err)
