@@ -85,6 +85,7 @@ func NewContext(opts ...ContextOption) *Context {
 		o(c)
 	}
 	c.ov = clock.NewOverride(c.src.System)
+	c.ov.SetStatsWall(c.src.Steady) // source statistics on the context's steady time (health.go)
 	c.ros = c.clockFor(ROSTime)
 	if c.logH == nil {
 		w := c.logW

@@ -92,7 +92,8 @@ func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo, log *sl
 	}
 	cs := &clockSubscription{ctx: c, topic: topic, qos: qos, refs: 1, log: log}
 	cs.src = c.AttachTimeSource()
-	sub, err := t.NewSubscription(node, topic, (&rosgraph_msgs.Clock{}).TypeName(), qos, cs.deliver, rmw.EndpointOptions{})
+	deliver, opts := c.watchClock(cs, node) // health.go: warns once if no sample comes
+	sub, err := t.NewSubscription(node, topic, (&rosgraph_msgs.Clock{}).TypeName(), qos, deliver, opts)
 	if err != nil {
 		cs.src.Detach()
 		return nil, fmt.Errorf("nros: subscribing to %s: %w", topic, err)

@@ -179,6 +179,7 @@ type Override struct {
 	waiters  atomic.Pointer[[]*Waiter]
 	samples  atomic.Uint64
 	rejected atomic.Uint64
+	stats    Tracker // guarded by mu; see stats.go
 
 	mu      sync.Mutex
 	sources int
@@ -311,6 +312,7 @@ func (o *Override) Install(ns RosTime) Change {
 		return Rejected
 	}
 	o.samples.Add(1)
+	o.observeLocked(int64(ns)) // source statistics (stats.go)
 	mode := o.mode.Load()
 	old := RosTime(o.value.Load())
 	var ch Change
