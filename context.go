@@ -24,9 +24,10 @@ import (
 // its own simulated time, so two contexts can follow different simulations
 // (the spec's "one simulated clock per image" limit is per context here).
 type Context struct {
-	src clock.Sources
-	ov  *clock.Override
-	ros *Clock
+	src   clock.Sources
+	ov    *clock.Override
+	ros   *Clock
+	jumps *jumpRegistry
 
 	mu           sync.Mutex
 	args         *rosargs.Args
@@ -85,6 +86,7 @@ func NewContext(opts ...ContextOption) *Context {
 		o(c)
 	}
 	c.ov = clock.NewOverride(c.src.System)
+	c.jumps = &jumpRegistry{ov: c.ov}
 	c.ov.SetStatsWall(c.src.Steady) // source statistics on the context's steady time (health.go)
 	c.ros = c.clockFor(ROSTime)
 	if c.logH == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -83,6 +84,10 @@ type Executor struct {
 	log         *slog.Logger
 	epochClock  atomic.Pointer[func() int64]
 	loop        *exec.Loop
+	// jumps are the registries of the contexts whose jumps this executor
+	// delivers (its own context and those of the nodes added to it).
+	jumps atomic.Pointer[[]*jumpRegistry]
+	jmu   sync.Mutex // serialises changes of jumps
 }
 
 // NewExecutor returns an executor.
@@ -97,8 +102,36 @@ func NewExecutor(opts ...ExecutorOption) *Executor {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
-	e.loop = exec.New(exec.Options{Sources: e.ctx.src, Report: e.report})
+	e.loop = exec.New(exec.Options{Sources: e.ctx.src, Report: e.report, BeforeFire: e.deliverJumps})
+	e.deliverJumpsOf(e.ctx)
 	return e
+}
+
+// deliverJumpsOf makes the executor deliver the jumps of ctx's clock.
+func (e *Executor) deliverJumpsOf(ctx *Context) {
+	e.jmu.Lock()
+	defer e.jmu.Unlock()
+	var cur []*jumpRegistry
+	if p := e.jumps.Load(); p != nil {
+		cur = *p
+	}
+	for _, r := range cur {
+		if r == ctx.jumps {
+			return
+		}
+	}
+	next := append(append([]*jumpRegistry(nil), cur...), ctx.jumps)
+	e.jumps.Store(&next)
+	ctx.jumps.addLoop(e.loop)
+}
+
+// deliverJumps runs in every pass, before timers fire.
+func (e *Executor) deliverJumps() {
+	if p := e.jumps.Load(); p != nil {
+		for _, r := range *p {
+			r.deliver(e)
+		}
+	}
 }
 
 // report converts and reports a recovered panic; under PanicStop it returns
@@ -197,6 +230,11 @@ func (e *Executor) SpinSome() (int, error) {
 // safe to call twice.
 func (e *Executor) Close() error {
 	e.loop.Close()
+	if p := e.jumps.Load(); p != nil {
+		for _, r := range *p {
+			r.removeLoop(e.loop)
+		}
+	}
 	return nil
 }
 

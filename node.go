@@ -392,6 +392,7 @@ func (e *Executor) AddNode(n *Node) error {
 		}
 	}
 	n.exec = e
+	e.deliverJumpsOf(n.ctx)
 	for _, en := range n.entities {
 		en.attach(e)
 	}

@@ -227,7 +227,7 @@ func (c *Clock) startWait(start waitStart, target int64, finish func(error)) *cl
 // onChange runs on the installing goroutine under the override's lock.
 func (w *clockWait) onChange(ch clock.Change, _, after int64) {
 	switch ch {
-	case clock.Switch:
+	case clock.Switch, clock.Cleared:
 		w.done(ErrTimeSourceChanged)
 	case clock.Backward:
 		if after < w.start {

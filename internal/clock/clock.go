@@ -86,6 +86,12 @@ const (
 	// Rejected: the sample was negative (before the epoch), which no ROS
 	// clock can show; it was dropped and counted, the clock is unchanged.
 	Rejected
+	// Cleared: the override was cleared (ClearRosTimeOverride): ROS time is
+	// system time again. Timers see it as a source switch.
+	Cleared
+	// Detached: the last source was removed while a sample was in force;
+	// the last simulated time is kept, so the time does not change.
+	Detached
 )
 
 // String names the change.
@@ -103,6 +109,10 @@ func (c Change) String() string {
 		return "ignored"
 	case Rejected:
 		return "rejected"
+	case Cleared:
+		return "cleared"
+	case Detached:
+		return "detached"
 	}
 	return "unknown"
 }
@@ -283,10 +293,15 @@ func (o *Override) Detach() {
 		return
 	}
 	o.sources--
-	if o.sources == 0 && o.mode.Load()&modeStarted == 0 {
-		o.seq.Add(1)
-		o.mode.Store(0)
-		o.seq.Add(1)
+	if o.sources == 0 {
+		if o.mode.Load()&modeStarted == 0 {
+			o.seq.Add(1)
+			o.mode.Store(0)
+			o.seq.Add(1)
+		} else {
+			v := o.value.Load()
+			o.notifyLocked(Detached, v, v)
+		}
 	}
 }
 
@@ -366,9 +381,17 @@ func (o *Override) Clear() {
 	o.epoch.Add(1)
 	o.at.Store(int64(at))
 	o.seq.Add(1)
-	o.notifyLocked(Switch, prev, int64(at))
+	o.notifyLocked(Cleared, prev, int64(at))
 	o.mu.Unlock()
 	o.wake(true, at)
+}
+
+// Barrier returns once every install or clear that was under way when it
+// was called has finished, listeners included.
+func (o *Override) Barrier() {
+	o.mu.Lock()
+	//lint:ignore SA2001 waiting for the writers is the point
+	o.mu.Unlock()
 }
 
 // AddWaiter registers w to be woken by installs.
@@ -399,7 +422,8 @@ func (o *Override) RemoveWaiter(w *Waiter) {
 // Waiters returns the number of registered waiters (for leak checks).
 func (o *Override) Waiters() int { return len(*o.waiters.Load()) }
 
-// AddListener registers fn, called after every change other than NoChange
+// AddListener registers fn, called after every change other than NoChange,
+// Ignored and Rejected (so: Switch, Forward, Backward, Cleared, Detached)
 // with the change, the ROS time before and the ROS time after. fn runs on
 // the installing goroutine with the override's lock held: it must be quick
 // and must not call back into the override. It returns a function that

@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -61,7 +62,8 @@ func TestInstallClassification(t *testing.T) {
 	if o.Rejected() != 1 {
 		t.Fatalf("rejected %d, want 1", o.Rejected())
 	}
-	if len(seen) != 7 { // switch, forward, backward, clear, switch, clear, switch
+	want := []Change{Switch, Forward, Backward, Detached, Cleared, Switch, Cleared, Switch, Detached}
+	if !slices.Equal(seen, want) {
 		t.Fatalf("listener saw %v", seen)
 	}
 	// A detach with no source attached is harmless, and a source that never

@@ -68,12 +68,17 @@ type Options struct {
 	// Report receives every recovered panic, on the goroutine that ran the
 	// callback; a non-nil result stops Spin with that error.
 	Report func(PanicReport) error
+	// BeforeFire, if set, runs in every pass after the clocks are read and
+	// before any timer fires, on the goroutine running the pass with no
+	// lock held (jump handlers run there).
+	BeforeFire func()
 }
 
 // Loop is one executor.
 type Loop struct {
-	src    clock.Sources
-	report func(PanicReport) error
+	src        clock.Sources
+	report     func(PanicReport) error
+	beforeFire func()
 
 	mu      sync.Mutex
 	domains []*domain
@@ -121,7 +126,7 @@ func New(o Options) *Loop {
 	if o.Report == nil {
 		o.Report = func(PanicReport) error { return nil }
 	}
-	return &Loop{src: o.Sources, report: o.Report, byKey: map[domainKey]*domain{},
+	return &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, byKey: map[domainKey]*domain{},
 		wake: make(chan struct{}, 1), token: make(chan struct{}, 1)}
 }
 
@@ -404,6 +409,9 @@ func (l *Loop) pass() (int, waitResult) {
 	l.ready = l.ready[:0]
 	l.mu.Unlock()
 
+	if l.beforeFire != nil {
+		l.beforeFire()
+	}
 	n := 0
 	var err error
 	for _, t := range due {
