@@ -564,7 +564,8 @@ func TestTopicsAndEndpoints(t *testing.T) {
 }
 
 func TestDefault(t *testing.T) {
-	if Default() == nil || Default() != Default() {
+	d := Default()
+	if d == nil || Default() != d {
 		t.Fatal("Default not shared")
 	}
 	if Default() == New() {

@@ -32,13 +32,12 @@ type Publisher struct {
 	internal bool
 
 	// guarded by t.mu
-	closed   bool
-	remote   map[wire.GUID]bool // matched remote readers
-	local    []*Subscription    // matched local subscriptions
-	refused  map[wire.GUID]bool // incompatible peers already reported
-	hist     []rmw.Sample       // transient-local copies for local late joiners
-	histCap  int
-	localSeq uint64
+	closed  bool
+	remote  map[wire.GUID]bool // matched remote readers
+	local   []*Subscription    // matched local subscriptions
+	refused map[wire.GUID]bool // incompatible peers already reported
+	hist    []rmw.Sample       // transient-local copies for local late joiners
+	histCap int
 }
 
 var _ rmw.Publisher = (*Publisher)(nil)
