@@ -30,7 +30,6 @@ func str(s string) []byte {
 	return msg.Marshal(&std_msgs.String{Data: s}, true, nil)
 }
 
-
 // inbox collects delivered samples and events.
 type inbox struct {
 	mu     sync.Mutex
