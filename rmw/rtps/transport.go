@@ -213,8 +213,8 @@ func New(cfg Config) (*Transport, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		t.peers, err = udp.ResolvePeers(ctx, cfg.StaticPeers)
 		cancel()
-		if err != nil {
-			cfg.Logf("rtps: %v", err)
+		for _, e := range unjoin(err) {
+			cfg.Warnf("rtps: ROS_STATIC_PEERS entry ignored: %v", e)
 		}
 	}
 	// LOCALHOST and OFF bind 127.0.0.1, unless the user named a static
@@ -276,6 +276,17 @@ func New(cfg Config) (*Transport, error) {
 	t.wg.Add(1)
 	go t.timerLoop()
 	return t, nil
+}
+
+// unjoin lists the errors of an errors.Join (err itself otherwise).
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // advertised returns the unicast addresses the participant announces.
