@@ -315,3 +315,26 @@ func TestCheckStaticPeer(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// FuzzCheckStaticPeer: any ROS_STATIC_PEERS entry is accepted or refused
+// without a panic; an accepted entry is an IPv4 address or a plain host
+// name.
+func FuzzCheckStaticPeer(f *testing.F) {
+	for _, s := range []string{"127.0.0.1", "localhost", "10.0.0.1:7400", "fe80::1", "a.b-c.d", "999.1.1.1", "x..y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if CheckStaticPeer(p) != nil {
+			return
+		}
+		if a, err := netip.ParseAddr(p); err == nil {
+			if !a.Unmap().Is4() {
+				t.Fatalf("%q accepted: not IPv4", p)
+			}
+			return
+		}
+		if strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != "" {
+			t.Fatalf("%q accepted as a host name", p)
+		}
+	})
+}
