@@ -191,7 +191,8 @@ type EndpointOptions struct {
 // endpoint(s) starts after Close returns; the calling callback finishes
 // after Close, when it returns. What else such a Close waits for is the
 // implementation's to say (rmw/rtps and rmw/intra document it); it never
-// deadlocks on its own caller.
+// deadlocks on its own caller. Because Close waits, it must not be called
+// while holding a lock that a callback of the closed endpoint takes.
 type Transport interface {
 	NewPublisher(node NodeInfo, topic, typeName string, qos QoS, opts EndpointOptions) (Publisher, error)
 	// NewSubscription registers deliver, which the transport calls on its own
