@@ -180,6 +180,7 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		}
 		log := c.logger("rtps")
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
+		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
 		t, err := rtps.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("nros: starting the DDS transport: %w", err)
