@@ -187,9 +187,13 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 	waitSubs := fs.Int("wait-subs", 0, "wait for this many matched subscriptions before starting")
 	waitTimeout := fs.Float64("wait-timeout", 30, "seconds to wait for --wait-subs (then start anyway)")
 	settle := fs.Float64("settle", 0.3, "with --wait-subs: seconds to pause after matching, so that the subscribers match us too")
+	monitor := fs.Bool("monitor", false, "listen instead: print sample rate, real-time factor, pauses and jumps of a clock topic (--monitor [TOPIC])")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
 		return flagError(err)
+	}
+	if *monitor { // clockmonitor.go
+		return e.clockMonitor(ctx, c, *topic, pos)
 	}
 	if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
