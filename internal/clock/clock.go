@@ -146,8 +146,9 @@ type Waiter struct {
 	// C receives a token when ROS time reaches Deadline or a restart happens.
 	C chan struct{}
 	// Fn, when set, is called instead of sending on C, on the installing
-	// goroutine with no lock held. It must not block.
-	Fn func()
+	// goroutine with no lock held, with the installer's offload function
+	// (see InstallOffload; nil when it has none). It must not block.
+	Fn func(offload func(func()) bool)
 }
 
 // NewWaiter returns a waiter with no deadline that signals on c (a
@@ -162,9 +163,11 @@ func NewWaiter(c chan struct{}) *Waiter {
 }
 
 // Wake signals the waiter without blocking.
-func (w *Waiter) Wake() {
+func (w *Waiter) Wake() { w.wake(nil) }
+
+func (w *Waiter) wake(offload func(func()) bool) {
 	if w.Fn != nil {
-		w.Fn()
+		w.Fn(offload)
 		return
 	}
 	select {
@@ -315,7 +318,12 @@ func (o *Override) Sources() int {
 // Install sets the ROS time to ns, as a /clock sample does, and returns how
 // it classifies. With no source attached the sample is ignored; a negative
 // sample is rejected (and counted) and changes nothing.
-func (o *Override) Install(ns RosTime) Change {
+func (o *Override) Install(ns RosTime) Change { return o.InstallOffload(ns, nil) }
+
+// InstallOffload is Install from a goroutine that can run work handed to it
+// once it is done installing (rmw.Sample.Offload): the waiters the sample
+// wakes may hand it the due callbacks instead of waking another goroutine.
+func (o *Override) InstallOffload(ns RosTime, offload func(func()) bool) Change {
 	o.mu.Lock()
 	if o.sources == 0 {
 		o.mu.Unlock()
@@ -356,7 +364,7 @@ func (o *Override) Install(ns RosTime) Change {
 	o.seq.Add(1)
 	o.notifyLocked(ch, int64(prevNow), int64(ns))
 	o.mu.Unlock()
-	o.wake(ch != Forward, ns)
+	o.wake(ch != Forward, ns, offload)
 	return ch
 }
 
@@ -383,7 +391,7 @@ func (o *Override) Clear() {
 	o.seq.Add(1)
 	o.notifyLocked(Cleared, prev, int64(at))
 	o.mu.Unlock()
-	o.wake(true, at)
+	o.wake(true, at, nil)
 }
 
 // Barrier returns once every install or clear that was under way when it
@@ -450,10 +458,10 @@ func (o *Override) notifyLocked(ch Change, before, after int64) {
 	}
 }
 
-func (o *Override) wake(all bool, now RosTime) {
+func (o *Override) wake(all bool, now RosTime, offload func(func()) bool) {
 	for _, w := range *o.waiters.Load() {
 		if all || int64(now) >= w.Deadline.Load() {
-			w.Wake()
+			w.wake(offload)
 		}
 	}
 }

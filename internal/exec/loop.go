@@ -72,6 +72,11 @@ type Options struct {
 	// before any timer fires, on the goroutine running the pass with no
 	// lock held (jump handlers run there).
 	BeforeFire func()
+	// InlineClock lets an install that makes a ROS timer due while Spin is
+	// idle run the pass on the installing goroutine, when the installer
+	// can spare it (clock.Override.InstallOffload): no hop to the spinning
+	// goroutine. Callbacks still never run concurrently.
+	InlineClock bool
 }
 
 // Loop is one executor.
@@ -93,6 +98,8 @@ type Loop struct {
 	// in a testing/synctest bubble).
 	token    chan struct{}
 	spinning atomic.Bool
+	parked   atomic.Bool // Spin is waiting (not SpinOnce/SpinSome)
+	inline   bool
 
 	// Scratch reused by passes (run token holder only).
 	due []*Timer
@@ -126,7 +133,7 @@ func New(o Options) *Loop {
 	if o.Report == nil {
 		o.Report = func(PanicReport) error { return nil }
 	}
-	return &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, byKey: map[domainKey]*domain{},
+	return &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, inline: o.InlineClock, byKey: map[domainKey]*domain{},
 		wake: make(chan struct{}, 1), token: make(chan struct{}, 1)}
 }
 
@@ -178,6 +185,9 @@ func (l *Loop) domainLocked(c *Clock) *domain {
 		d = &domain{clk: *c, last: math.MinInt64}
 		if c.Kind == Ros {
 			d.waiter = clock.NewWaiter(l.wake)
+			if l.inline {
+				d.waiter.Fn = l.rosDue
+			}
 			c.Ov.AddWaiter(d.waiter)
 			d.epoch = c.Ov.Snapshot().Epoch
 		}
@@ -299,7 +309,7 @@ func (l *Loop) Quiesce() {
 func inPass() bool {
 	buf := make([]byte, 64<<10)
 	buf = buf[:runtime.Stack(buf, false)]
-	return bytes.Contains(buf, []byte("internal/exec.(*Loop).runPass"))
+	return bytes.Contains(buf, []byte("internal/exec.(*Loop).pass("))
 }
 
 // Spin runs passes until ctx ends or the loop closes (both return nil), a
@@ -323,9 +333,43 @@ func (l *Loop) Spin(ctx context.Context) error {
 		case w.again:
 			continue
 		}
-		if !l.wait(ctx.Done(), w.d) {
+		l.parked.Store(true)
+		ok := l.wait(ctx.Done(), w.d)
+		l.parked.Store(false)
+		if !ok {
 			return nil
 		}
+	}
+}
+
+// rosDue runs on the installing goroutine when ROS time reached one of the
+// loop's deadlines or restarted. While Spin is idle and the installer can
+// spare its goroutine, the pass runs there (runInline); otherwise the
+// spinner is woken.
+func (l *Loop) rosDue(offload func(func()) bool) {
+	if offload != nil && l.parked.Load() && offload(l.runInline) {
+		return
+	}
+	l.Wake()
+}
+
+// runInline runs one pass on a goroutine that an install offloaded to,
+// holding the run token like any pass, and leaves the rest to the spinner.
+func (l *Loop) runInline() {
+	select {
+	case l.token <- struct{}{}:
+	default:
+		l.Wake() // a pass is running: the spinner will see the new time
+		return
+	}
+	_, w := l.pass()
+	<-l.token
+	switch {
+	case w.err == ErrClosed:
+	case w.err != nil:
+		l.Raise(w.err)
+	case w.again:
+		l.Wake()
 	}
 }
 

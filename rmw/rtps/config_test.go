@@ -120,7 +120,7 @@ func TestLocalhostFilter(t *testing.T) {
 		var bld wire.Builder
 		bld.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: fake})
 		bld.Data(&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 1, SerializedPayload: payload})
-		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"))
+		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"), nil)
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
 		if len(a.RemoteParticipants()) != 1 {

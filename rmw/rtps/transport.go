@@ -421,9 +421,31 @@ func (t *Transport) kick() {
 	}
 }
 
+// recvState is one receiving goroutine's: what a deliver offloaded to it
+// (rmw.Sample.Offload) during the datagram being handled.
+type recvState struct {
+	fn      func()
+	offload func(func()) bool // rs.take, made once per goroutine
+}
+
+func (rs *recvState) take(fn func()) bool {
+	if rs.fn != nil || fn == nil {
+		return false
+	}
+	rs.fn = fn
+	return true
+}
+
+// recvBufs recycles the receive buffers of goroutines that hand their
+// socket over (see recvLoop).
+var recvBufs = sync.Pool{New: func() any { b := make([]byte, udp.MaxDatagram); return &b }}
+
 func (t *Transport) recvLoop(c udp.Conn) {
 	defer t.wg.Done()
-	buf := make([]byte, udp.MaxDatagram)
+	bp := recvBufs.Get().(*[]byte)
+	buf := *bp
+	rs := &recvState{}
+	rs.offload = rs.take
 	for {
 		n, src, err := c.ReadFrom(buf)
 		if err != nil {
@@ -438,12 +460,36 @@ func (t *Transport) recvLoop(c udp.Conn) {
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
 		}
-		t.handleDatagram(buf[:n], src)
+		t.handleDatagram(buf[:n], src, rs)
+		if fn := rs.fn; fn != nil {
+			// A deliver offloaded work: a new goroutine takes over the
+			// socket, and this one runs fn, however long it takes.
+			rs.fn = nil
+			recvBufs.Put(bp)
+			t.mu.Lock()
+			closed := t.closed
+			if !closed {
+				t.wg.Add(1)
+			}
+			t.mu.Unlock()
+			if !closed {
+				go t.recvLoop(c)
+			}
+			runOffloaded(fn)
+			return
+		}
 	}
 }
 
+// runOffloaded runs work that a deliver offloaded to a receiving goroutine.
+// Its frame on a goroutine's stack counts as being inside a callback of the
+// transport (inCallback): Close from there does not wait for itself.
+//
+//go:noinline
+func runOffloaded(fn func()) { fn() }
+
 // handleDatagram decodes one datagram and routes its submessages.
-func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -526,12 +572,16 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		}
 	}
 	t.ackCond.Broadcast()
-	t.finishLocked()
+	t.finishLockedFrom(rs)
 }
 
 // finishLocked releases t.mu after a change: it republishes the graph if
 // needed, wakes the timer loop and dispatches queued events.
-func (t *Transport) finishLocked() {
+func (t *Transport) finishLocked() { t.finishLockedFrom(nil) }
+
+// finishLockedFrom is finishLocked on a receiving goroutine (rs not nil):
+// the samples it hands out may offload work to it.
+func (t *Transport) finishLockedFrom(rs *recvState) {
 	var graph []byte
 	if t.graphDirty && !t.closed && t.graph != nil {
 		t.graphDirty = false
@@ -547,10 +597,14 @@ func (t *Transport) finishLocked() {
 	if kick {
 		t.kick()
 	}
-	t.dispatch()
+	t.dispatchFrom(rs)
 }
 
-func (t *Transport) dispatch() {
+func (t *Transport) dispatch() { t.dispatchFrom(nil) }
+
+// dispatchFrom hands out queued callbacks; on a receiving goroutine (rs not
+// nil) the samples carry rs's Offload.
+func (t *Transport) dispatchFrom(rs *recvState) {
 	// One goroutine hands out callbacks at a time, in the order they were
 	// queued (so per writer samples stay in order, and a match event
 	// comes before the first sample). A callback that calls the
@@ -578,6 +632,9 @@ func (t *Transport) dispatch() {
 		t.callbacks, t.spare = t.spare[:0], nil
 		t.mu.Unlock()
 		for i := range cbs {
+			if rs != nil {
+				cbs[i].smp.Offload = rs.offload
+			}
 			t.runCallback(&cbs[i])
 			cbs[i] = callback{}
 		}
@@ -654,6 +711,10 @@ func (t *Transport) waitCallbacks(gate *atomic.Bool) {
 // goroutine's stack means that goroutine is handing out a callback.
 var runCallbackName = runtime.FuncForPC(reflect.ValueOf((*Transport).runCallback).Pointer()).Name()
 
+// runOffloadedName is the symbol of runOffloaded (offloaded work counts as a
+// callback).
+var runOffloadedName = runtime.FuncForPC(reflect.ValueOf(runOffloaded).Pointer()).Name()
+
 // inCallback reports whether the calling goroutine is inside a deliver or
 // OnEvent function handed out by an rtps Transport. Go has no goroutine
 // identity, so it looks for runCallback on the stack (inlined frames
@@ -665,7 +726,7 @@ func inCallback() bool {
 		frames := runtime.CallersFrames(pcs[:n])
 		for {
 			f, more := frames.Next()
-			if f.Function == runCallbackName {
+			if f.Function == runCallbackName || f.Function == runOffloadedName {
 				return true
 			}
 			if !more {
