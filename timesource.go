@@ -85,7 +85,7 @@ func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo, log *sl
 			// One subscription per topic and context: the first node's QoS
 			// stays in force. Say so rather than silently ignore the ask.
 			log.Warn("the context already listens to this clock topic with another QoS; keeping it",
-				"topic", topic, "in_force", qosString(cs.qos), "asked", qosString(qos))
+				"topic", topic, "in_force", describeQoS(cs.qos), "asked", describeQoS(qos))
 		}
 		cs.refs++
 		return cs, nil
@@ -332,14 +332,4 @@ func validateUseSimTime(ps []Parameter) SetParametersResult {
 		}
 	}
 	return SetParametersResult{Successful: true}
-}
-
-// qosString spells a QoS profile for logs.
-func qosString(q QoS) string {
-	q = q.Normalize()
-	s := fmt.Sprintf("%s, %s, %s", reliabilityNames[q.Reliability], durabilityNames[q.Durability], historyNames[q.History])
-	if q.History == rmw.KeepLast {
-		s += fmt.Sprintf(" %d", q.Depth)
-	}
-	return s
 }
