@@ -519,9 +519,29 @@ func ReadParamsFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, param.MaxYAMLSize+1))
-	if err != nil {
-		return nil, err
+	// Grow the buffer by doubling but never past the limit + 1 byte, so a
+	// huge file costs at most about twice the limit.
+	const limit = param.MaxYAMLSize + 1
+	size := 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < limit {
+		size = int(fi.Size()) + 1 // one allocation for a plain file (+1 to see EOF)
+	}
+	data := make([]byte, 0, min(size, limit))
+	for {
+		if len(data) == cap(data) {
+			if cap(data) == limit {
+				break
+			}
+			data = append(make([]byte, 0, min(2*cap(data), limit)), data...)
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(data) > param.MaxYAMLSize {
 		return nil, fmt.Errorf("larger than the limit of %d bytes (%d MiB)", param.MaxYAMLSize, param.MaxYAMLSize>>20)
