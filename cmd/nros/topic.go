@@ -73,7 +73,7 @@ func (q *qosFlags) qos() (rmw.QoS, error) {
 	case "best_effort", "best-effort":
 		out.Reliability = rmw.BestEffort
 	default:
-		return out, usagef("--qos-reliability must be reliable or best_effort, not %q", q.reliability)
+		return out, usagef("--qos-reliability %q: want reliable or best_effort", q.reliability)
 	}
 	switch q.durability {
 	case "volatile":
@@ -81,10 +81,10 @@ func (q *qosFlags) qos() (rmw.QoS, error) {
 	case "transient_local", "transient-local":
 		out.Durability = rmw.TransientLocal
 	default:
-		return out, usagef("--qos-durability must be volatile or transient_local, not %q", q.durability)
+		return out, usagef("--qos-durability %q: want volatile or transient_local", q.durability)
 	}
 	if q.depth < 1 {
-		return out, usagef("--qos-depth must be at least 1")
+		return out, usagef("--qos-depth %d: want 1 or more", q.depth)
 	}
 	return out, nil
 }
@@ -136,10 +136,19 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 		return usagef("want TOPIC [TYPE], got %d arguments", len(pos))
 	}
 	if *count < 0 {
-		return usagef("--count must not be negative")
+		return usagef("--count %d: want 0 (no limit) or more", *count)
 	}
 	if *once {
 		*count = 1
+	}
+	// Check the QoS flags now, before waiting for a publisher (the
+	// reliability may still be left to discovery).
+	probe := qf
+	if probe.reliability == "" {
+		probe.reliability = "best_effort"
+	}
+	if _, err := probe.qos(); err != nil {
+		return err
 	}
 	opts := msg.YAMLOptions{TruncateLength: *trunc}
 	if *full {
@@ -305,10 +314,10 @@ func (e *cliEnv) topicPub(ctx context.Context, args []string) error {
 		return usagef("want TOPIC TYPE [VALUES], got %d arguments", len(pos))
 	}
 	if !(*rate > 0) || math.IsInf(*rate, 0) {
-		return usagef("--rate must be a positive number of Hz")
+		return usagef("--rate %v: want a positive number of Hz", *rate)
 	}
 	if *times < 0 {
-		return usagef("--times must not be negative")
+		return usagef("--times %d: want 0 (for ever) or more", *times)
 	}
 	if *once {
 		*times = 1
