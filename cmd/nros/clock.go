@@ -135,9 +135,13 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 	waitTimeout := fs.Float64("wait-timeout", 30, "seconds to wait for --wait-subs (then start anyway)")
 	settle := fs.Float64("settle", 0.3, "with --wait-subs: seconds to pause after matching, so that the subscribers match us too")
 	quiet := fs.Bool("quiet", false, "do not print a line per published sample")
+	monitor := fs.Bool("monitor", false, "listen instead: print sample rate, real-time factor, pauses and jumps of a clock topic (--monitor [TOPIC])")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
 		return flagError(fs, err, e.stdout)
+	}
+	if *monitor { // clockmonitor.go
+		return e.clockMonitor(ctx, c, *topic, pos)
 	}
 	if len(pos) > 0 {
 		return usagef("unexpected argument %q (flags only; the script goes in --script)", pos[0])

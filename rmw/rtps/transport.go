@@ -35,6 +35,20 @@
 // block: they hold up the receive goroutine that runs them. Close stops
 // every goroutine and waits for them.
 //
+// # Close and callbacks
+//
+// Callbacks of one Transport run one at a time. Subscription.Close,
+// Publisher.Close and Transport.Close mark what they close before they
+// return, so no callback of it starts afterwards, and wait for the
+// callback of it that is running, if any (rmw.Transport states the
+// contract). Called on a goroutine that is itself running a deliver or
+// OnEvent function of an rtps Transport (this one or another: Go has no
+// goroutine identity, and the test is whether a callback frame of this
+// package is on the caller's stack), Close does not wait for the running
+// callback, which may be its caller, and Transport.Close does not wait
+// for the transport's goroutines either; it still guarantees that no new
+// callback of what it closed starts after it returns.
+//
 // # Safety
 //
 // In the LOCALHOST range (the default) sockets bind 127.0.0.1 (0.0.0.0 only
@@ -50,9 +64,12 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nros-go/nros/msg"
@@ -146,6 +163,14 @@ type Transport struct {
 
 	draining bool // an event dispatch is running (guarded by mu)
 
+	// running is the gate of the endpoint whose callback is being handed
+	// out right now (one at a time: see dispatch), or nil. Close waits on
+	// cbDone (with mu) until it no longer names the endpoint it closes;
+	// cbWaiters says whether anyone waits.
+	running   atomic.Pointer[atomic.Bool]
+	cbWaiters atomic.Int32
+	cbDone    *sync.Cond
+
 	sleepUntil int64 // the deadline the timer loop sleeps for (guarded by mu)
 	kickNeeded bool  // wake the timer loop at the next finishLocked
 
@@ -179,6 +204,7 @@ func New(cfg Config) (*Transport, error) {
 		done:        make(chan struct{}),
 	}
 	t.ackCond = sync.NewCond(&t.mu)
+	t.cbDone = sync.NewCond(&t.mu)
 	copy(t.prefix[:2], Vendor[:])
 	if _, err := rand.Read(t.prefix[2:]); err != nil {
 		return nil, err
@@ -187,8 +213,8 @@ func New(cfg Config) (*Transport, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		t.peers, err = udp.ResolvePeers(ctx, cfg.StaticPeers)
 		cancel()
-		if err != nil {
-			cfg.Logf("rtps: %v", err)
+		for _, e := range unjoin(err) {
+			cfg.Warnf("rtps: ROS_STATIC_PEERS entry ignored: %v", e)
 		}
 	}
 	// LOCALHOST and OFF bind 127.0.0.1, unless the user named a static
@@ -250,6 +276,17 @@ func New(cfg Config) (*Transport, error) {
 	t.wg.Add(1)
 	go t.timerLoop()
 	return t, nil
+}
+
+// unjoin lists the errors of an errors.Join (err itself otherwise).
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // advertised returns the unicast addresses the participant announces.
@@ -528,8 +565,10 @@ func (t *Transport) dispatch() {
 	done := false
 	defer func() {
 		if !done { // a callback panicked
+			t.running.Store(nil)
 			t.mu.Lock()
 			t.draining = false
+			t.cbDone.Broadcast()
 			t.mu.Unlock()
 		}
 	}()
@@ -539,7 +578,7 @@ func (t *Transport) dispatch() {
 		t.callbacks, t.spare = t.spare[:0], nil
 		t.mu.Unlock()
 		for i := range cbs {
-			cbs[i].run()
+			t.runCallback(&cbs[i])
 			cbs[i] = callback{}
 		}
 		t.mu.Lock()
@@ -555,9 +594,87 @@ func (t *Transport) dispatch() {
 // maxSpareCallbacks bounds the queue storage kept between hand-outs.
 const maxSpareCallbacks = 4096
 
-func (t *Transport) queue(fn func(rmw.Event), ev rmw.Event) {
+// queue queues event ev for fn, the OnEvent function of the endpoint whose
+// closed flag is gate (t.mu held).
+func (t *Transport) queue(gate *atomic.Bool, fn func(rmw.Event), ev rmw.Event) {
 	if fn != nil {
-		t.callbacks = append(t.callbacks, callback{fn: func() { fn(ev) }})
+		t.callbacks = append(t.callbacks, callback{gate: gate, onEvent: fn, ev: ev})
+	}
+}
+
+// runCallback hands out one queued entry (only the dispatching goroutine
+// calls it) and recycles its buffer. It announces the entry's endpoint in
+// t.running before it looks at the endpoint's closed flag, and Close sets
+// the flag before it looks at t.running (both sequentially consistent), so
+// either Close sees the callback and waits for it, or the callback sees
+// the flag and is dropped.
+func (t *Transport) runCallback(c *callback) {
+	t.running.Store(c.gate)
+	if !c.gate.Load() {
+		if c.onEvent != nil {
+			c.onEvent(c.ev)
+		} else {
+			c.sub.deliver(c.smp)
+		}
+	}
+	t.running.Store(nil)
+	if t.cbWaiters.Load() > 0 {
+		t.mu.Lock()
+		t.cbDone.Broadcast()
+		t.mu.Unlock()
+	}
+	if c.buf != nil {
+		putSampleBuf(c.buf)
+	}
+}
+
+// waitCallbacks returns once no callback of the endpoint whose closed flag
+// is gate (of any endpoint when gate is nil) is running, the flag(s)
+// being set already. On a goroutine that is itself running a callback of
+// an rtps Transport it returns at once: the callback being handed out may
+// be its caller, which waiting would deadlock. Called without t.mu.
+func (t *Transport) waitCallbacks(gate *atomic.Bool) {
+	busy := func() bool {
+		r := t.running.Load()
+		return r != nil && (gate == nil || r == gate)
+	}
+	if !busy() || inCallback() {
+		return
+	}
+	t.cbWaiters.Add(1)
+	t.mu.Lock()
+	for busy() {
+		t.cbDone.Wait()
+	}
+	t.mu.Unlock()
+	t.cbWaiters.Add(-1)
+}
+
+// runCallbackName is the symbol of Transport.runCallback, whose frame on a
+// goroutine's stack means that goroutine is handing out a callback.
+var runCallbackName = runtime.FuncForPC(reflect.ValueOf((*Transport).runCallback).Pointer()).Name()
+
+// inCallback reports whether the calling goroutine is inside a deliver or
+// OnEvent function handed out by an rtps Transport. Go has no goroutine
+// identity, so it looks for runCallback on the stack (inlined frames
+// included); it is only asked when Close would otherwise wait.
+func inCallback() bool {
+	var pcs [64]uintptr
+	for skip := 2; ; skip += len(pcs) {
+		n := runtime.Callers(skip, pcs[:])
+		frames := runtime.CallersFrames(pcs[:n])
+		for {
+			f, more := frames.Next()
+			if f.Function == runCallbackName {
+				return true
+			}
+			if !more {
+				break
+			}
+		}
+		if n < len(pcs) {
+			return false
+		}
 	}
 }
 
@@ -618,8 +735,10 @@ func (t *Transport) closeSockets() {
 
 // Close disposes the participant (a last SPDP), retracts its endpoints,
 // closes every socket, and waits for the transport's goroutines to end
-// (except when called from an OnEvent function, which may itself run on
-// one of them). No events are raised. It is idempotent.
+// and for any deliver or OnEvent call in progress to return: once it
+// returns, no callback of the Transport is running or will start. Called
+// from inside a callback of an rtps Transport it does not wait (see
+// rmw.Transport). No events are raised. It is idempotent.
 func (t *Transport) Close() error {
 	t.mu.Lock()
 	if t.closed {
@@ -637,19 +756,21 @@ func (t *Transport) Close() error {
 	t.closed = true
 	for _, p := range t.pubs {
 		p.closed = true
+		p.cbClosed.Store(true)
 	}
 	for _, s := range t.subs {
 		s.closed.Store(true)
 	}
 	t.callbacks = nil
 	t.ackCond.Broadcast()
-	// An OnEvent function may run on a receive or timer goroutine; if
-	// it is the one closing, waiting for that goroutine would never end.
-	inCallback := t.draining
 	t.mu.Unlock()
 	close(t.done)
 	t.closeSockets()
-	if !inCallback {
+	// Called from a callback, Close may run on one of the goroutines it
+	// would wait for: it then only makes sure no further callback
+	// starts (every endpoint is closed, the queue is empty).
+	if !inCallback() {
+		t.waitCallbacks(nil)
 		t.wg.Wait()
 	}
 	return nil
