@@ -51,6 +51,7 @@ if [ ! -x "$staticcheck" ]; then
   staticcheck="$(go env GOPATH)/bin/staticcheck"
 fi
 "$staticcheck" ./...
+echo "gofmt, go vet, staticcheck: clean"
 # Compile every test binary now, so that nothing needs the network later.
 go test -count=1 -run '^$' ./... >/dev/null
 

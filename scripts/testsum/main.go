@@ -80,7 +80,9 @@ func summarize(in io.Reader, out io.Writer) summary {
 		switch e.Action {
 		case "output":
 			if e.Test == "" {
-				fmt.Fprint(out, e.Output)
+				if e.Output != "PASS\n" { // the "ok" line follows
+					fmt.Fprint(out, e.Output)
+				}
 			} else {
 				buf[k] = append(buf[k], e.Output)
 			}

@@ -18,6 +18,7 @@ func TestSummarize(t *testing.T) {
 		`{"Action":"output","Package":"p","Test":"TestC","Output":"    c_test.go:3: needs a peer\n"}`,
 		`{"Action":"output","Package":"p","Test":"TestC","Output":"--- SKIP: TestC (0.00s)\n"}`,
 		`{"Action":"skip","Package":"p","Test":"TestC"}`,
+		`{"Action":"output","Package":"q","Output":"PASS\n"}`,
 		`{"Action":"output","Package":"p","Output":"FAIL\tp\t0.01s\n"}`,
 		`{"Action":"fail","Package":"p"}`,
 		`# p [build failed]`,
