@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -151,7 +150,7 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 	n := &Node{name: name, namespace: ns, ctx: ctx, cfg: cfg, args: args}
 	n.log = ctx.logger(loggerName(ns, name))
 
-	overrides, err := args.ParamOverrides(n.FullyQualifiedName(), os.ReadFile)
+	overrides, err := args.ParamOverrides(n.FullyQualifiedName(), rosargs.ReadParamsFile)
 	if err != nil {
 		return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
 	}
