@@ -40,9 +40,11 @@
 // NewNode returns a nil *Node with its error, for example for
 // -p use_sim_time:=maybe or a params file that cannot be read. A program
 // that drops that error does not run on the wrong clock: every method on a
-// nil *Node panics with the message
-// "nros: nil *Node: NewNode failed, check its error". Check the error of
-// Init and NewNode, print it and exit 2, as the examples do.
+// nil *Node panics with ErrNilNode, whose message is
+// "nros: nil *Node: NewNode failed, check its error", and the calls that
+// take a node and return an error (CreateTimer, NewPublisher, AddNode, ...)
+// return it. Check the error of Init and NewNode, print it and exit 2, as
+// the examples do.
 //
 // # Example
 //

@@ -637,3 +637,37 @@ func TestInlineClockCallbacks(t *testing.T) {
 		})
 	}
 }
+
+// Issue 8.1: a nil *Node (NewNode failed) says so instead of a nil-pointer
+// crash: methods panic with ErrNilNode, calls with an error result return it.
+func TestNilNode(t *testing.T) {
+	var n *Node
+	for name, f := range map[string]func(){
+		"Clock":        func() { n.Clock() },
+		"Name":         func() { n.Name() },
+		"GetParameter": func() { n.GetParameter("x") },
+		"SetParameter": func() { n.SetParameter(Parameter{Name: "x", Value: BoolValue(true)}) },
+		"Logger":       func() { n.Logger() },
+	} {
+		func() {
+			defer func() {
+				if v := recover(); v != ErrNilNode {
+					t.Errorf("%s on a nil *Node: panic %v, want ErrNilNode", name, v)
+				}
+			}()
+			f()
+		}()
+	}
+	if _, err := n.CreateTimer(NewClock(SystemTime), time.Second, func() {}); err != ErrNilNode {
+		t.Errorf("CreateTimer: %v", err)
+	}
+	if _, err := NewPublisher[std_msgs.String](n, "/x", DefaultQoS()); err != ErrNilNode {
+		t.Errorf("NewPublisher: %v", err)
+	}
+	if err := NewExecutor().AddNode(n); err != ErrNilNode {
+		t.Errorf("AddNode: %v", err)
+	}
+	if err := n.Close(); err != ErrNilNode {
+		t.Errorf("Close: %v", err)
+	}
+}

@@ -148,7 +148,7 @@ func (n *Node) InstallRosTimeSource() error { return n.InstallRosTimeSourceOn(De
 // subscription per topic. Installing on another topic replaces the node's
 // previous source.
 func (n *Node) InstallRosTimeSourceOn(topic string) error {
-	return n.installTimeSource(topic, n.params)
+	return n.installTimeSource(topic, n.live().params)
 }
 
 // paramDeclarer is where the time source's QoS parameters are read and
@@ -191,7 +191,7 @@ func (n *Node) installTimeSource(topic string, ps paramDeclarer) error {
 // installed (once no other node of the context listens) and the clock keeps
 // the last simulated time. It is what use_sim_time=false does.
 func (n *Node) RemoveRosTimeSource() {
-	n.simMu.Lock()
+	n.live().simMu.Lock()
 	defer n.simMu.Unlock()
 	if n.clockSub != nil {
 		n.ctx.releaseClock(n.clockSub)
@@ -202,7 +202,7 @@ func (n *Node) RemoveRosTimeSource() {
 // RosTimeSourceTopic returns the topic of the node's installed time source,
 // or "" when it has none.
 func (n *Node) RosTimeSourceTopic() string {
-	n.simMu.Lock()
+	n.live().simMu.Lock()
 	defer n.simMu.Unlock()
 	if n.clockSub == nil {
 		return ""
