@@ -19,6 +19,8 @@ import (
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
+	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/rtps/udp"
 )
 
 // The tests in this file are the numbered behaviours of the time-core
@@ -542,8 +544,17 @@ func TestNegativeAndDenormalClockSamples(t *testing.T) {
 // goroutines).
 func TestNoGoroutineLeftAfterClose(t *testing.T) {
 	base := runtime.NumGoroutine()
-	for range 3 {
-		ctx := quietContext(WithTransport(intra.New()))
+	nw := udp.NewMemNetwork() // the DDS transport, over an in-memory network: no socket
+	for i := range 4 {
+		var tr rmw.Transport = intra.New()
+		if i%2 == 1 {
+			dds, err := rtps.New(rtps.Config{Network: nw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr = dds
+		}
+		ctx := quietContext(WithTransport(tr))
 		if _, err := ctx.Init([]string{"--ros-args", "-p", "use_sim_time:=true"}); err != nil {
 			t.Fatal(err)
 		}
@@ -569,6 +580,7 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 		<-done
 		node.Close()
 		ctx.Shutdown()
+		tr.Close()
 		if ctx.ov.Waiters() != 0 {
 			t.Fatalf("%d clock waiters left", ctx.ov.Waiters())
 		}
