@@ -683,3 +683,67 @@ func TestNilNode(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+// A ROS timer callback run inline on the DDS transport's receiving goroutine
+// may block on ROS time: the watchdog hands the socket to a new goroutine,
+// so the /clock samples it waits for still arrive (over the in-memory
+// network, in virtual time).
+func TestInlineCallbackMayBlockOnRosTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		mk := func() *Context {
+			tr, err := rtps.New(rtps.Config{Network: nw, ProbeParticipants: 4, MaxParticipantID: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tr.Close() })
+			return quietContext(WithTransport(tr))
+		}
+		simCtx, ctx := mk(), mk()
+		sim, err := NewNode("sim", WithContext(simCtx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		pub, err := NewPublisher[rosgraph_msgs.Clock](sim, "/clock", ClockQoS())
+		if err != nil {
+			t.Fatal(err)
+		}
+		node, err := NewNode("sleeper", WithContext(ctx), WithParameterOverrides(map[string]any{UseSimTimeParameter: true}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer node.Close()
+		slept := make(chan error, 1)
+		var woke atomic.Int64
+		tm, err := node.CreateTimer(node.Clock(), 100*time.Millisecond, func() {
+			if woke.Load() != 0 {
+				return
+			}
+			err := node.Clock().SleepFor(context.Background(), Duration(time.Second))
+			woke.Store(node.Clock().Now().Nanoseconds())
+			slept <- err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := NewExecutor(WithExecutorContext(ctx))
+		defer e.Close()
+		e.AddNode(node)
+		stop := spinInBackground(t, e)
+		defer stop()
+		time.Sleep(2 * time.Second) // discovery
+		for ms := int64(10_000); ms <= 12_000; ms += 10 {
+			pub.Publish(&rosgraph_msgs.Clock{Clock: builtin_interfaces.Time{Sec: int32(ms / 1000), Nanosec: uint32(ms%1000) * 1e6}})
+			time.Sleep(10 * time.Millisecond)
+		}
+		select {
+		case err := <-slept:
+			if err != nil || woke.Load() < 11_100*ms {
+				t.Fatalf("SleepFor in an inline callback: %v, woke at %d", err, woke.Load())
+			}
+		default:
+			t.Fatalf("the callback never woke: the clock starved (timer fired %d)", tm.Activations())
+		}
+	})
+}
