@@ -747,3 +747,25 @@ func TestInlineCallbackMayBlockOnRosTime(t *testing.T) {
 		}
 	})
 }
+
+// Issue 8.5: a /clock subscription that cannot match a publisher says so at
+// once on the subscriber's side, naming the topic and the policy.
+func TestClockSubscriptionReportsIncompatibleQoS(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	ctx := NewContext(WithTransport(intra.New()), WithLogOutput(&lockedWriter{mu: &mu, w: &logs}))
+	node, err := NewNode("follower", WithContext(ctx), WithArguments("--ros-args", "-p", "use_sim_time:=true",
+		"-p", "qos_overrides./clock.subscription.reliability:=reliable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	clockPublisher(t, ctx, "/clock", ClockQoS()) // best effort, as simulators and rosbag2 publish
+	mu.Lock()
+	defer mu.Unlock()
+	out := logs.String()
+	if !strings.Contains(out, "incompatible QoS") || !strings.Contains(out, "/clock") || !strings.Contains(out, "RELIABILITY") ||
+		!strings.Contains(out, "subscription") {
+		t.Fatalf("no subscriber-side report naming /clock and RELIABILITY:\n%s", out)
+	}
+}
