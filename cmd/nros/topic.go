@@ -429,7 +429,7 @@ func setValue(v reflect.Value, n *yaml.Node, path string) error {
 		names := map[string]int{}
 		for i := 0; i < v.NumField(); i++ {
 			if f := v.Type().Field(i); f.IsExported() {
-				names[snake(f.Name)] = i
+				names[msg.SnakeCase(f.Name)] = i
 			}
 		}
 		for k := 0; k+1 < len(n.Content); k += 2 {
@@ -518,28 +518,6 @@ func setValue(v reflect.Value, n *yaml.Node, path string) error {
 	return nil
 }
 
-// snake turns a Go field name into its ROS name: StampNs -> stamp_ns,
-// FrameID -> frame_id.
-func snake(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			if i > 0 {
-				p := s[i-1]
-				lowerBefore := 'a' <= p && p <= 'z' || '0' <= p && p <= '9'
-				upperRun := 'A' <= p && p <= 'Z' && i+1 < len(s) && 'a' <= s[i+1] && s[i+1] <= 'z'
-				if lowerBefore || upperRun {
-					b.WriteByte('_')
-				}
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
 // pyRepr renders a message as `ros2 topic pub` prints what it publishes:
 // std_msgs.msg.String(data='hello').
 func pyRepr(v reflect.Value) string {
@@ -578,7 +556,7 @@ func writeRepr(b *strings.Builder, v reflect.Value) {
 				b.WriteString(", ")
 			}
 			first = false
-			b.WriteString(snake(f.Name))
+			b.WriteString(msg.SnakeCase(f.Name))
 			b.WriteByte('=')
 			writeRepr(b, v.Field(i))
 		}
