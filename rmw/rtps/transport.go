@@ -445,7 +445,7 @@ type recvState struct {
 // offloadGrace is how long offloaded work may hold a receiving goroutine
 // before the watchdog hands its socket to a new goroutine, so that the work
 // may block (even on a later sample of the same socket) without holding up
-// the transport. The watchdog ticks at half this period while offloads
+// the transport. The watchdog ticks at this period while offloads
 // happen and stops when they do: the fast path costs an atomic store and a
 // clock read, no goroutine and no wake-up.
 const offloadGrace = 50 * time.Millisecond
@@ -489,9 +489,9 @@ func (t *Transport) armOffloadWatch(rs *recvState) {
 		t.watchOn.Store(true)
 		t.watchSeen = t.offloads.Load() - 1
 		if t.watch == nil {
-			t.watch = time.AfterFunc(offloadGrace/2, t.offloadTick)
+			t.watch = time.AfterFunc(offloadGrace, t.offloadTick)
 		} else {
-			t.watch.Reset(offloadGrace / 2)
+			t.watch.Reset(offloadGrace)
 		}
 	}
 }
@@ -521,7 +521,7 @@ func (t *Transport) offloadTick() {
 	}
 	if n != t.watchSeen || busy {
 		t.watchSeen = n
-		t.watch.Reset(offloadGrace / 2)
+		t.watch.Reset(offloadGrace)
 	} else {
 		t.watchOn.Store(false)
 	}
