@@ -76,7 +76,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // demoSynopsis is the first line of `nros demo -h`.
-const demoSynopsis = "nros demo [--script S] [--hz F] [--period D] [--wall-period D] [--overrun skip|catch_up] [--events]"
+const demoSynopsis = "nros demo [--script S] [--hz F] [--period D] [--wall-period D] [--overrun skip|catch_up] [--events] [--svg FILE]"
 
 // runDemo is `nros demo`. stdoutIsTerminal decides the default view: on a
 // terminal the summary alone, step by step (the event lines with
@@ -95,6 +95,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, stdou
 	wallPeriod := fs.Duration("wall-period", 100*time.Millisecond, "wall timer period")
 	overrun := fs.String("overrun", "skip", "ROS timer overrun policy: skip or catch_up")
 	events := fs.Bool("events", false, "on a terminal, also print the event lines (always printed when stdout is not a terminal)")
+	svgPath := fs.String("svg", "", "also write the timeline as a picture (SVG) to this file")
 	if err := fs.Parse(args); err != nil {
 		return flagError(fs, err, stdout)
 	}
@@ -122,7 +123,22 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, stdou
 	if stdoutIsTerminal && !*events {
 		cfg.Stdout = nil
 	}
-	if err := demo.Run(ctx, cfg); err != nil {
+	var svg *os.File
+	if *svgPath != "" {
+		f, err := os.Create(*svgPath)
+		if err != nil {
+			return usagef("--svg %q: %v", *svgPath, err)
+		}
+		svg = f
+		cfg.SVG = f
+	}
+	err = demo.Run(ctx, cfg)
+	if svg != nil {
+		if cerr := svg.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--svg %q: %w", *svgPath, cerr)
+		}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil // SIGINT/SIGTERM: a normal end
 		}

@@ -43,6 +43,10 @@ type Config struct {
 	Overrun    nros.TimerOverrunPolicy
 	Stdout     io.Writer // the event lines; nil: none
 	Stderr     io.Writer // the summary, step by step; nil: none
+	// SVG, when set, receives the timeline as a picture once the script
+	// has ended: ROS time against wall time, every timer activation
+	// marked, the steps labelled.
+	SVG io.Writer
 }
 
 // stepStats is what happened during one script step.
@@ -102,6 +106,10 @@ func Run(ctx context.Context, cfg Config) error {
 	exec := nros.NewExecutor(nros.WithExecutorContext(rctx))
 	clk := node.Clock()
 
+	var tl *timeline
+	if cfg.SVG != nil {
+		tl = &timeline{}
+	}
 	var mu sync.Mutex
 	stats := make([]stepStats, len(steps)+1)
 	var curStep atomic.Int64 // the step the latest sample belongs to
@@ -132,6 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 		now := clk.Now().Nanoseconds()
 		over := rosTimer.Overruns()
 		out.printf("ros %d %d %d\n", time.Now().UnixNano(), now, over)
+		tl.add(evRos, time.Since(start), now)
 		mu.Lock()
 		s := &stats[curStep.Load()]
 		s.rosFires++
@@ -143,6 +152,7 @@ func Run(ctx context.Context, cfg Config) error {
 	_, err = node.CreateWallTimer(cfg.WallPeriod, func() {
 		wall := time.Now()
 		out.printf("wall %d %d\n", wall.UnixNano(), clk.Now().Nanoseconds())
+		tl.add(evWall, wall.Sub(start), clk.Now().Nanoseconds())
 		mu.Lock()
 		stats[index(stepAtWall(wall.Sub(start)))].wallFires++
 		mu.Unlock()
@@ -203,6 +213,7 @@ func Run(ctx context.Context, cfg Config) error {
 		s.samples++
 		mu.Unlock()
 		out.printf("clock %d %d\n", time.Now().UnixNano(), smp.Sim)
+		tl.add(evClock, smp.Wall, smp.Sim)
 		if err := src.publish(smp.Sim); err != nil {
 			stopSpin()
 			<-spun
@@ -238,6 +249,11 @@ func Run(ctx context.Context, cfg Config) error {
 	sum.upTo(len(steps), stats)
 	mu.Unlock()
 	sum.total(rosTimer.Overruns())
+	if tl != nil {
+		if err := tl.render(cfg.SVG, cfg, steps, script.Duration()); err != nil {
+			return fmt.Errorf("writing the picture: %w", err)
+		}
+	}
 	return nil
 }
 
