@@ -21,9 +21,13 @@ import (
 	"github.com/nros-go/nros/rmw/rtps"
 )
 
-const topicUsage = `usage: nros topic <echo|pub> ...
+const topicUsage = `usage: nros topic <list|info|echo|hz|bw|pub> ...
 
+  nros topic list [-t]
+  nros topic info TOPIC [-v]
   nros topic echo TOPIC [TYPE] [--once] [--count N] [--full-length]
+  nros topic hz TOPIC [--window N] [--use-sim-time]
+  nros topic bw TOPIC [--window N]
   nros topic pub TOPIC TYPE [VALUES] [--rate HZ] [--times N | --once]
 
 VALUES is YAML as for 'ros2 topic pub', e.g. "{data: hello}".
@@ -41,6 +45,14 @@ func (e *cliEnv) topicCmd(ctx context.Context, args []string) int {
 		return 2
 	}
 	switch args[0] {
+	case "list":
+		return exitCode(e.stderr, "nros topic list", e.topicList(ctx, args[1:]))
+	case "info":
+		return exitCode(e.stderr, "nros topic info", e.topicInfo(ctx, args[1:]))
+	case "hz":
+		return exitCode(e.stderr, "nros topic hz", e.topicRate(ctx, args[1:], false))
+	case "bw":
+		return exitCode(e.stderr, "nros topic bw", e.topicRate(ctx, args[1:], true))
 	case "echo":
 		return exitCode(e.stderr, "nros topic echo", e.topicEcho(ctx, args[1:]))
 	case "pub":
