@@ -139,7 +139,9 @@ func TestTopicHzOnSimTime(t *testing.T) {
 		defer func() { cancel(); <-stopped; <-clockStopped }()
 		e, out, errb := testEnv(tr, realClock{})
 		done := make(chan int, 1)
-		go func() { done <- e.topicCmd(ctx, []string{"hz", "/chatter", "--use-sim-time", "--window", "5", "--count", "1"}) }()
+		go func() {
+			done <- e.topicCmd(ctx, []string{"hz", "/chatter", "--use-sim-time", "--window", "5", "--count", "1"})
+		}()
 		if code := <-done; code != 0 {
 			t.Fatalf("hz: exit %d: %s", code, errb)
 		}
