@@ -61,6 +61,11 @@ stale() {
 if stale "$out/gen/types.c" "$src/types.idl" "$0"; then
   idlc -t -x final -o "$out/gen" "$src/types.idl"
 fi
+# The messages of the byte-exactness peers and the serializer benchmark
+# (msgtypes.idl includes types.idl; its code needs types.c too).
+if stale "$out/gen/msgtypes.c" "$src/msgtypes.idl" "$src/types.idl" "$0"; then
+  idlc -t -x final -I "$src" -o "$out/gen" "$src/msgtypes.idl"
+fi
 
 warn="-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-unused-function"
 pids=""
@@ -83,6 +88,15 @@ for p in $programs; do
     built="$built ${p}_fastdds"
   fi
 done
+# msgbytes: byte-exactness peers of the generated messages (msgbytes_test.go)
+bin=$out/msgbytes_cyclone
+if stale "$bin" "$src/msgbytes_cyclone.c" "$src/msgcheck.h" "$src/peer.h" "$src/cyclone.h" "$out/gen/types.c" "$out/gen/msgtypes.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$bin.tmp" \
+    "$src/msgbytes_cyclone.c" "$out/gen/types.c" "$out/gen/msgtypes.c" -lddsc -lm &&
+    mv "$bin.tmp" "$bin" &
+  pids="$pids $!"
+  built="$built msgbytes_cyclone"
+fi
 failed=0
 for pid in $pids; do wait "$pid" || failed=1; done
 if [ "$failed" != 0 ]; then
