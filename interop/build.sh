@@ -97,6 +97,14 @@ if stale "$bin" "$src/msgbytes_cyclone.c" "$src/msgcheck.h" "$src/peer.h" "$src/
   pids="$pids $!"
   built="$built msgbytes_cyclone"
 fi
+bin=$out/msgbytes_fastdds
+if stale "$bin" "$src/msgbytes_fastdds.cpp" "$src/msgcheck.h" "$src/peer.h" "$src/fastdds.hpp" "$0"; then
+  g++ -std=c++17 -O2 -g $warn -I"$src" -o "$bin.tmp" \
+    "$src/msgbytes_fastdds.cpp" -lfastrtps -lfastcdr -lpthread -lm &&
+    mv "$bin.tmp" "$bin" &
+  pids="$pids $!"
+  built="$built msgbytes_fastdds"
+fi
 failed=0
 for pid in $pids; do wait "$pid" || failed=1; done
 if [ "$failed" != 0 ]; then
