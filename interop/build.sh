@@ -97,6 +97,15 @@ if stale "$bin" "$src/msgbytes_cyclone.c" "$src/msgcheck.h" "$src/peer.h" "$src/
   pids="$pids $!"
   built="$built msgbytes_cyclone"
 fi
+# msgbench: Cyclone's serializer timed on Imu and Image (scripts/bench-msg.sh)
+bin=$out/msgbench_cyclone
+if stale "$bin" "$src/msgbench_cyclone.c" "$out/gen/types.c" "$out/gen/msgtypes.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$bin.tmp" \
+    "$src/msgbench_cyclone.c" "$out/gen/types.c" "$out/gen/msgtypes.c" -lddsc -lm &&
+    mv "$bin.tmp" "$bin" &
+  pids="$pids $!"
+  built="$built msgbench_cyclone"
+fi
 bin=$out/msgbytes_fastdds
 if stale "$bin" "$src/msgbytes_fastdds.cpp" "$src/msgcheck.h" "$src/peer.h" "$src/fastdds.hpp" "$0"; then
   g++ -std=c++17 -O2 -g $warn -I"$src" -o "$bin.tmp" \
