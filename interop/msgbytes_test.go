@@ -8,11 +8,13 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
+	"github.com/nros-go/nros/msg/dynamic"
 	"github.com/nros-go/nros/msg/geometry_msgs"
 	"github.com/nros-go/nros/msg/rcl_interfaces"
 	"github.com/nros-go/nros/msg/sensor_msgs"
@@ -27,6 +29,9 @@ import (
 // peers msgbytes_cyclone and msgbytes_fastdds fill each message with the
 // values of interop/src/msgcheck.h; msgValues below builds the same values
 // in Go.
+
+// dynamicTypes knows the definitions of the bundled packages.
+var dynamicTypes = sync.OnceValue(dynamic.NewRegistry)
 
 // msgCase is one message type of the byte-exactness test.
 type msgCase struct {
@@ -292,7 +297,8 @@ func peerHex(t *testing.T, who string, lines []string, label string) []byte {
 //
 //   - peer to Go: the peer writes the message; the raw sample the Go
 //     transport receives (and the peer's own serialization of it) is our
-//     encoding of the same values, and msg.Unmarshal gives those values;
+//     encoding of the same values, and msg.Unmarshal gives those values,
+//     into the generated type and into a msg/dynamic message alike;
 //   - Go to peer: the peer decodes our encoding and prints the values it
 //     got (they must be ours) and the bytes it received and its own
 //     serialization of what it decoded (both must be ours).
@@ -349,6 +355,19 @@ func TestMsgBytes(t *testing.T) {
 					checkLeaves(t, "decoded "+prog+" sample", dec, c.values())
 					if again := msg.Marshal(dec, true, nil); !bytes.Equal(again, ours) {
 						t.Errorf("re-encoding the decoded sample: %x, want %x", again, ours)
+					}
+					// msg/dynamic, driven by the definition, agrees both ways.
+					dt, err := dynamicTypes().Type(typeName)
+					if err != nil {
+						t.Fatal(err)
+					}
+					dm := dt.New()
+					if err := msg.Unmarshal(wire, dm); err != nil {
+						t.Fatalf("dynamic decode of %s's sample: %v", prog, err)
+					}
+					checkLeaves(t, "dynamic decode of "+prog+"'s sample", dm, c.values())
+					if again := msg.Marshal(dm, true, nil); !bytes.Equal(again, ours) {
+						t.Errorf("dynamic re-encoding: %x, want %x", again, ours)
 					}
 					if code, err := p.Wait(20 * time.Second); err != nil || code != ExitOK {
 						t.Errorf("%s pub: exit %d, %v", prog, code, err)
