@@ -302,6 +302,10 @@ func peerHex(t *testing.T, who string, lines []string, label string) []byte {
 //   - Go to peer: the peer decodes our encoding and prints the values it
 //     got (they must be ours) and the bytes it received and its own
 //     serialization of what it decoded (both must be ours).
+//
+// Both ways run in little endian, as every ROS host writes; Go to peer
+// also in big endian (both vendors decode CDR_BE), and Fast DDS to Go too
+// (Fast CDR writes CDR_BE on request; Cyclone's writer cannot be asked).
 func TestMsgBytes(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
@@ -310,104 +314,138 @@ func TestMsgBytes(t *testing.T) {
 			t.Run(vendor+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
 				dom := Domain(t)
-				ours := msg.Marshal(c.values(), true, nil)
 				tr, err := rtps.New(rtps.Config{DomainID: dom})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer tr.Close()
-				node := rmw.NodeInfo{Name: "msgbytes_go", Namespace: "/", Enclave: "/"}
-				qos := rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 1}
-				prog := "msgbytes_" + vendor
-				topic := "/msgbytes_" + c.name
-				typeName := c.values().TypeName()
-
-				t.Run("peer_to_go", func(t *testing.T) {
-					got := make(chan []byte, 1)
-					sub, err := tr.NewSubscription(node, topic, typeName, qos, func(s rmw.Sample) {
-						select {
-						case got <- bytes.Clone(s.Data):
-						default:
-						}
-					}, rmw.EndpointOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer sub.Close()
-					p := Start(t, prog, "pub", "--type", c.name, "--domain", strconv.Itoa(dom), "--timeout", "60")
-					var wire []byte
-					select {
-					case wire = <-got:
-					case <-time.After(60 * time.Second):
-						t.Fatalf("no %s sample from %s (matched %d)", c.name, prog, sub.MatchedPublishers())
-					}
-					lines, err := p.WaitLines(1, 20*time.Second)
-					if err != nil {
-						t.Fatal(err)
-					}
-					p.Send("done")
-					checkSameSample(t, prog+" on the wire", wire, ours)
-					checkSameSample(t, prog+" serializer", peerHex(t, prog, lines, "ser"), ours)
-					dec := c.fresh()
-					if err := msg.Unmarshal(wire, dec); err != nil {
-						t.Fatalf("msg.Unmarshal of %s's sample: %v", prog, err)
-					}
-					checkLeaves(t, "decoded "+prog+" sample", dec, c.values())
-					if again := msg.Marshal(dec, true, nil); !bytes.Equal(again, ours) {
-						t.Errorf("re-encoding the decoded sample: %x, want %x", again, ours)
-					}
-					// msg/dynamic, driven by the definition, agrees both ways.
-					dt, err := dynamicTypes().Type(typeName)
-					if err != nil {
-						t.Fatal(err)
-					}
-					dm := dt.New()
-					if err := msg.Unmarshal(wire, dm); err != nil {
-						t.Fatalf("dynamic decode of %s's sample: %v", prog, err)
-					}
-					checkLeaves(t, "dynamic decode of "+prog+"'s sample", dm, c.values())
-					if again := msg.Marshal(dm, true, nil); !bytes.Equal(again, ours) {
-						t.Errorf("dynamic re-encoding: %x, want %x", again, ours)
-					}
-					if code, err := p.Wait(20 * time.Second); err != nil || code != ExitOK {
-						t.Errorf("%s pub: exit %d, %v", prog, code, err)
-					}
-				})
-
-				t.Run("go_to_peer", func(t *testing.T) {
-					pub, err := tr.NewPublisher(node, topic, typeName, qos, rmw.EndpointOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer pub.Close()
-					p := Start(t, prog, "sub", "--type", c.name, "--domain", strconv.Itoa(dom), "--timeout", "60")
-					if err := p.WaitStderr("matched 1 publisher", 30*time.Second); err != nil {
-						t.Fatal(err)
-					}
-					if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
-						t.Fatalf("the Go writer did not match %s's reader", prog)
-					}
-					// The peer takes the first sample and exits; publish
-					// until it has one.
-					deadline := time.Now().Add(30 * time.Second)
-					for !p.exited() && time.Now().Before(deadline) {
-						if err := pub.Publish(ours); err != nil {
-							t.Fatal(err)
-						}
-						waitFor(500*time.Millisecond, p.exited)
-					}
-					if code, err := p.Wait(10 * time.Second); err != nil || code != ExitOK {
-						t.Fatalf("%s sub: exit %d, %v", prog, code, err)
-					}
-					lines := p.Lines()
-					if len(lines) < 3 || lines[len(lines)-1] != "end" {
-						t.Fatalf("%s printed %q, want raw=, the values, ser= and end", prog, lines)
-					}
-					checkSameSample(t, prog+" received", peerHex(t, prog, lines, "raw"), ours)
-					checkSameSample(t, prog+" re-serialized", peerHex(t, prog, lines, "ser"), ours)
-					checkPeerValues(t, prog, lines[1:len(lines)-2], c.values())
-				})
+				x := msgExchange{tr: tr, dom: dom, prog: "msgbytes_" + vendor, c: c}
+				t.Run("peer_to_go", func(t *testing.T) { x.peerToGo(t, false) })
+				t.Run("go_to_peer", func(t *testing.T) { x.goToPeer(t, false) })
+				t.Run("go_to_peer_big_endian", func(t *testing.T) { x.goToPeer(t, true) })
+				if vendor == "fastdds" {
+					t.Run("peer_to_go_big_endian", func(t *testing.T) { x.peerToGo(t, true) })
+				}
 			})
 		}
 	}
+}
+
+// msgExchange is one message type against one peer program, over one Go
+// participant.
+type msgExchange struct {
+	tr   *rtps.Transport
+	dom  int
+	prog string
+	c    msgCase
+}
+
+var (
+	msgbytesNode = rmw.NodeInfo{Name: "msgbytes_go", Namespace: "/", Enclave: "/"}
+	msgbytesQoS  = rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 1}
+)
+
+func (x *msgExchange) topic() string { return "/msgbytes_" + x.c.name }
+
+// peerToGo: the peer writes (CDR_BE when bigEndian), Go receives.
+func (x *msgExchange) peerToGo(t *testing.T, bigEndian bool) {
+	ours := msg.Marshal(x.c.values(), !bigEndian, nil)
+	typeName := x.c.values().TypeName()
+	got := make(chan []byte, 1)
+	sub, err := x.tr.NewSubscription(msgbytesNode, x.topic(), typeName, msgbytesQoS, func(s rmw.Sample) {
+		select {
+		case got <- bytes.Clone(s.Data):
+		default:
+		}
+	}, rmw.EndpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	args := []string{"pub", "--type", x.c.name, "--domain", strconv.Itoa(x.dom), "--timeout", "60"}
+	if bigEndian {
+		args = append(args, "--big-endian")
+	}
+	p := Start(t, x.prog, args...)
+	var wire []byte
+	select {
+	case wire = <-got:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no %s sample from %s (matched %d)", x.c.name, x.prog, sub.MatchedPublishers())
+	}
+	lines, err := p.WaitLines(1, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Send("done")
+	checkSameSample(t, x.prog+" on the wire", wire, ours)
+	checkSameSample(t, x.prog+" serializer", peerHex(t, x.prog, lines, "ser"), ours)
+	dec := x.c.fresh()
+	if err := msg.Unmarshal(wire, dec); err != nil {
+		t.Fatalf("msg.Unmarshal of %s's sample: %v", x.prog, err)
+	}
+	checkLeaves(t, "decoded "+x.prog+" sample", dec, x.c.values())
+	if again := msg.Marshal(dec, !bigEndian, nil); !bytes.Equal(again, ours) {
+		t.Errorf("re-encoding the decoded sample: %x, want %x", again, ours)
+	}
+	// msg/dynamic, driven by the definition, agrees both ways.
+	dt, err := dynamicTypes().Type(typeName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm := dt.New()
+	if err := msg.Unmarshal(wire, dm); err != nil {
+		t.Fatalf("dynamic decode of %s's sample: %v", x.prog, err)
+	}
+	checkLeaves(t, "dynamic decode of "+x.prog+"'s sample", dm, x.c.values())
+	if again := msg.Marshal(dm, !bigEndian, nil); !bytes.Equal(again, ours) {
+		t.Errorf("dynamic re-encoding: %x, want %x", again, ours)
+	}
+	if code, err := p.Wait(20 * time.Second); err != nil || code != ExitOK {
+		t.Errorf("%s pub: exit %d, %v", x.prog, code, err)
+	}
+}
+
+// goToPeer: Go writes (CDR_BE when bigEndian), the peer decodes, prints
+// the values and serializes them again (in little endian).
+func (x *msgExchange) goToPeer(t *testing.T, bigEndian bool) {
+	sent := msg.Marshal(x.c.values(), !bigEndian, nil)
+	ours := msg.Marshal(x.c.values(), true, nil)
+	pub, err := x.tr.NewPublisher(msgbytesNode, x.topic(), x.c.values().TypeName(), msgbytesQoS, rmw.EndpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	p := Start(t, x.prog, "sub", "--type", x.c.name, "--domain", strconv.Itoa(x.dom), "--timeout", "60")
+	if err := p.WaitStderr("matched 1 publisher", 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+		t.Fatalf("the Go writer did not match %s's reader", x.prog)
+	}
+	// The peer takes the first sample and exits; publish until it has one.
+	deadline := time.Now().Add(30 * time.Second)
+	for !p.exited() && time.Now().Before(deadline) {
+		if err := pub.Publish(sent); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(500*time.Millisecond, p.exited)
+	}
+	if code, err := p.Wait(10 * time.Second); err != nil || code != ExitOK {
+		t.Fatalf("%s sub: exit %d, %v", x.prog, code, err)
+	}
+	lines := p.Lines()
+	if len(lines) < 3 || lines[len(lines)-1] != "end" {
+		t.Fatalf("%s printed %q, want raw=, the values, ser= and end", x.prog, lines)
+	}
+	// Cyclone keeps a received sample normalized to the host's byte order
+	// (it swaps a CDR_BE one in place on receipt): its raw= is then ours
+	// in little endian. Fast DDS hands its type support the bytes as sent.
+	raw := sent
+	if strings.HasSuffix(x.prog, "_cyclone") {
+		raw = ours
+	}
+	checkSameSample(t, x.prog+" received", peerHex(t, x.prog, lines, "raw"), raw)
+	checkSameSample(t, x.prog+" re-serialized", peerHex(t, x.prog, lines, "ser"), ours)
+	checkPeerValues(t, x.prog, lines[1:len(lines)-2], x.c.values())
 }

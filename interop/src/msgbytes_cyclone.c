@@ -7,7 +7,8 @@
  *       (taken back through a local reader with dds_takecdr), then stays
  *       until a line arrives on stdin or --timeout passes.
  *   msgbytes_cyclone sub --type T   takes the first sample of T, prints
- *       "raw=<hex>" (the bytes as received), its decoded values (msgcheck.h
+ *       "raw=<hex>" (the sample as received and kept by Cyclone, which
+ *       normalizes a CDR_BE sample to the host's byte order), its decoded values (msgcheck.h
  *       text form), "ser=<hex>" (the decoded values serialized again by
  *       Cyclone: ddsi_serdata_from_sample, as dds_write does) and "end".
  *

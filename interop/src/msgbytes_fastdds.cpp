@@ -1,6 +1,6 @@
 // msgbytes_fastdds - byte-exactness peer for generated ROS messages
 // (Fast DDS 2.9). The same program as msgbytes_cyclone (see there for the
-// modes and the output), but the messages are C++ structs serialized by
+// modes and the output; --big-endian makes it write CDR_BE), but the messages are C++ structs serialized by
 // Fast CDR the way rosidl_typesupport_fastrtps_cpp and fastddsgen code do
 // it: a Cdr in DDS_CDR mode, serialize_encapsulation(), then every member
 // in definition order with Cdr's own operators (fixed arrays through
@@ -263,12 +263,16 @@ static void print(const SetParametersRequest &m) {
 // ---------------------------------------------------------------------
 // type support with Fast CDR
 
+// The byte order this program writes in: little endian (as every ROS host
+// does) unless --big-endian.
+static fcdr::Cdr::Endianness g_endian = fcdr::Cdr::LITTLE_ENDIANNESS;
+
 // Serializes m as rmw_fastrtps_cpp's TypeSupport::serialize does into
 // buf[0..cap); returns the length, or 0 when it does not fit.
 template <class T>
 static size_t cdr_serialize(const T &m, char *buf, size_t cap) {
   fcdr::FastBuffer fb(buf, cap);
-  fcdr::Cdr ser(fb, fcdr::Cdr::DEFAULT_ENDIAN, fcdr::Cdr::DDS_CDR);
+  fcdr::Cdr ser(fb, g_endian, fcdr::Cdr::DDS_CDR);
   try {
     ser.serialize_encapsulation();
     m.serialize(ser);
@@ -293,7 +297,7 @@ class CdrType : public fdds::TopicDataType {
   }
   bool serialize(void *data, frtps::SerializedPayload_t *payload) override {
     fcdr::FastBuffer fb((char *)payload->data, payload->max_size);
-    fcdr::Cdr ser(fb, fcdr::Cdr::DEFAULT_ENDIAN, fcdr::Cdr::DDS_CDR);
+    fcdr::Cdr ser(fb, g_endian, fcdr::Cdr::DDS_CDR);
     try {
       ser.serialize_encapsulation();
       static_cast<const T *>(data)->serialize(ser);
@@ -389,6 +393,7 @@ int main(int argc, char **argv) {
   const char *type = "", *topic = NULL;
   double timeout = 30;
   long wait_subs = 1;
+  int big_endian = 0;
   char ros_name[128], dds_name[256];
   g_prog = "msgbytes_fastdds";
   common_defaults(&c, g_prog);
@@ -402,11 +407,13 @@ int main(int argc, char **argv) {
       {"topic", FLAG_STRING, &topic, "ROS topic (/msgbytes_<type>)"},
       {"timeout", FLAG_DOUBLE, &timeout, "seconds to run (30)"},
       {"wait-subs", FLAG_INT, &wait_subs, "pub: remote readers to wait for before writing (1)"},
+      {"big-endian", FLAG_BOOL, &big_endian, "write CDR_BE instead of CDR_LE"},
       COMMON_FLAGS(c),
     };
     flags_parse(argc, argv, 2, "pub|sub --type T [flags]", fl, sizeof fl / sizeof fl[0]);
   }
   common_check(&c);
+  if (big_endian) g_endian = fcdr::Cdr::BIG_ENDIANNESS;
   if (!topic) {
     snprintf(ros_name, sizeof ros_name, "/msgbytes_%s", type);
     topic = ros_name;
