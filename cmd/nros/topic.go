@@ -180,7 +180,7 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 	} else {
 		return usagef("cannot determine the type of %s: give it as TYPE (nros topic echo TOPIC TYPE)", topic)
 	}
-	m, err := newMessage(typ)
+	m, err := echoMessage(typ) // compiled in, or msg/dynamic (dynamic.go)
 	if err != nil {
 		return err
 	}
