@@ -53,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runTopic(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
+	case "bag":
+		return runBag(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
