@@ -323,8 +323,10 @@ func (b *Bag) storageTopics() error {
 				}
 				continue
 			}
-			// No usable summary: scan the file for its channels.
-			if err := b.scanMCAP(f, nil); err != nil {
+			// No usable summary: scan the file for its channels. A file
+			// that is cut short still opens with the channels before the
+			// cut; reading it reports the cut.
+			if err := b.scanMCAP(f, nil); err != nil && !b.hasTopics() {
 				return err
 			}
 		}
@@ -426,6 +428,12 @@ func (b *Bag) topic(t Topic) *Topic {
 	b.topics = append(b.topics, p)
 	b.byKey[k] = p
 	return p
+}
+
+func (b *Bag) hasTopics() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.topics) > 0
 }
 
 // Path returns the path the bag was opened with.
@@ -784,20 +792,33 @@ func (r *Reader) openNext() error {
 		}
 		src = s
 	case StorageMCAP:
-		in, size, closer, err := openStream(f)
-		if err != nil {
-			return err
-		}
-		s, err := newMCAPStream(in, size, r.opts.Start, func(ch *mcap.Channel, sc *mcap.Schema) *Topic {
+		resolve := func(ch *mcap.Channel, sc *mcap.Schema) *Topic {
 			t := r.b.topic(mcapTopic(ch, sc))
 			if r.opts.Topics != nil && !r.opts.Topics(t) {
 				return nil
 			}
 			return t
-		})
+		}
+		in, size, closer, err := openStream(f)
 		if err != nil {
-			closer()
-			return fmt.Errorf("%s: %w", filepath.Base(f.path), err)
+			return err
+		}
+		var s *mcapStream
+		if ra, ok := in.(io.ReaderAt); ok && size >= 0 {
+			// A file with a full summary is read by its chunk index.
+			if sum, err := readMCAPSummary(ra, size); err == nil && sum.indexable() {
+				s, err = newIndexedMCAPStream(ra, size, sum, r.opts.Start, resolve)
+				if err != nil {
+					closer()
+					return fmt.Errorf("%s: %w", filepath.Base(f.path), err)
+				}
+			}
+		}
+		if s == nil {
+			if s, err = newMCAPStream(in, size, r.opts.Start, resolve); err != nil {
+				closer()
+				return fmt.Errorf("%s: %w", filepath.Base(f.path), err)
+			}
 		}
 		src = &closingSource{s, closer}
 	}

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"sort"
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/klauspost/compress/zstd"
@@ -18,21 +19,25 @@ import (
 
 // MCAP record opcodes (MCAP specification, "Records").
 const (
-	opHeader          = 0x01
-	opFooter          = 0x02
-	opSchema          = 0x03
-	opChannel         = 0x04
-	opMessage         = 0x05
-	opChunk           = 0x06
-	opStatistics      = 0x0B
-	opMetadata        = 0x0C
-	opMetadataIndex   = 0x0D
-	opDataEnd         = 0x0F
-	mcapMagicLen      = 8
-	mcapFooterRecLen  = 1 + 8 + 20
-	maxMCAPRecord     = 1 << 32 // no record of a real bag comes near
-	maxChunkExpansion = 1 << 32 // bound on a chunk's decompressed size
+	opHeader         = 0x01
+	opFooter         = 0x02
+	opSchema         = 0x03
+	opChannel        = 0x04
+	opMessage        = 0x05
+	opChunk          = 0x06
+	opChunkIndex     = 0x08
+	opStatistics     = 0x0B
+	opMetadata       = 0x0C
+	opMetadataIndex  = 0x0D
+	opDataEnd        = 0x0F
+	mcapMagicLen     = 8
+	mcapFooterRecLen = 1 + 8 + 20
+	maxMCAPRecord    = 1 << 32 // no record of a real bag comes near
 )
+
+// maxChunkSize bounds the decompressed size of an MCAP chunk (rosbag2
+// writes 768 KiB chunks by default). Fuzz tests lower it.
+var maxChunkSize uint64 = 1 << 31
 
 // mcapRecordReader reads the records of an MCAP data section one by one
 // from a stream. It never trusts a length to allocate: buffers grow with
@@ -183,6 +188,12 @@ type mcapStream struct {
 	lz4       *lz4.Reader
 	metadata  []*mcap.Metadata // "rosbag2" metadata records met on the way
 	header    bool
+
+	// Indexed reading: the chunks in order of their start time, read
+	// where the summary's chunk indexes say.
+	ra     io.ReaderAt
+	size   int64
+	chunks []*mcap.ChunkIndex
 }
 
 // newMCAPStream reads an MCAP stream of size bytes (-1: unknown). resolve
@@ -203,6 +214,10 @@ func newMCAPStream(r io.Reader, size int64, start int64, resolve func(*mcap.Chan
 // fill reads records until it has a chunk or a message outside chunks to
 // look at next, or the data section ends.
 func (s *mcapStream) fill() {
+	if s.ra != nil {
+		s.fillIndexed()
+		return
+	}
 	for !s.done && s.peekChunk == nil && s.peekMsg == nil {
 		op, body, err := s.rr.next(false)
 		if err != nil {
@@ -235,7 +250,7 @@ func (s *mcapStream) fill() {
 			p := mcapPending{time: m.LogTime, channel: m.ChannelID, data: m.Data}
 			s.peekMsg = &p
 		case opChunk:
-			c, err := mcap.ParseChunk(body)
+			c, err := parseChunk(body)
 			if err != nil {
 				s.fail(fmt.Errorf("chunk record: %w", err))
 				return
@@ -253,6 +268,76 @@ func (s *mcapStream) fill() {
 			return
 		}
 	}
+}
+
+// fillIndexed reads the next chunk the summary indexes.
+func (s *mcapStream) fillIndexed() {
+	if s.done || s.peekChunk != nil {
+		return
+	}
+	if len(s.chunks) == 0 {
+		s.done, s.err = true, io.EOF
+		return
+	}
+	ci := s.chunks[0]
+	s.chunks = s.chunks[1:]
+	if ci.ChunkLength < 9 || ci.ChunkLength > maxMCAPRecord || ci.ChunkStartOffset > uint64(s.size) ||
+		ci.ChunkLength > uint64(s.size)-ci.ChunkStartOffset {
+		s.fail(fmt.Errorf("chunk index points outside the file (offset %d, length %d)", ci.ChunkStartOffset, ci.ChunkLength))
+		return
+	}
+	rec := make([]byte, ci.ChunkLength)
+	if _, err := s.ra.ReadAt(rec, int64(ci.ChunkStartOffset)); err != nil {
+		s.fail(fmt.Errorf("chunk at %d: %w", ci.ChunkStartOffset, noEOF(err)))
+		return
+	}
+	if rec[0] != opChunk || binary.LittleEndian.Uint64(rec[1:]) != ci.ChunkLength-9 {
+		s.fail(fmt.Errorf("no chunk record at offset %d, where the index says", ci.ChunkStartOffset))
+		return
+	}
+	c, err := parseChunk(rec[9:])
+	if err != nil {
+		s.fail(fmt.Errorf("chunk record: %w", err))
+		return
+	}
+	s.peekChunk = c
+}
+
+// newIndexedMCAPStream reads the chunks of a file in the order of their
+// start times, as its summary indexes them, so that chunks written out of
+// time order still give messages in time order.
+func newIndexedMCAPStream(ra io.ReaderAt, size int64, sum *mcapSummary, start int64, resolve func(*mcap.Channel, *mcap.Schema) *Topic) (*mcapStream, error) {
+	s := &mcapStream{schemas: map[uint16]*mcap.Schema{}, channels: map[uint16]*mcapChannel{}, resolve: resolve,
+		ra: ra, size: size, header: true}
+	if start > 0 {
+		s.start = uint64(start)
+	}
+	for id, sc := range sum.schemas {
+		s.schemas[id] = sc
+	}
+	for _, ch := range sum.channels {
+		var sc *mcap.Schema
+		if ch.SchemaID != 0 {
+			if sc = s.schemas[ch.SchemaID]; sc == nil {
+				return nil, fmt.Errorf("channel %d (%s) refers to unknown schema %d", ch.ID, ch.Topic, ch.SchemaID)
+			}
+		}
+		s.channels[ch.ID] = &mcapChannel{ch: ch, topic: resolve(ch, sc)}
+	}
+	s.chunks = append([]*mcap.ChunkIndex(nil), sum.chunks...)
+	sort.SliceStable(s.chunks, func(i, j int) bool { return s.chunks[i].MessageStartTime < s.chunks[j].MessageStartTime })
+	// Chunks that end before the start are skipped unread.
+	for len(s.chunks) > 0 && s.chunks[0].MessageEndTime < s.start {
+		s.chunks = s.chunks[1:]
+	}
+	s.metadata = sum.metadata
+	return s, nil
+}
+
+// indexable reports whether a summary indexes every message: all of them
+// are in the chunks it lists.
+func (sum *mcapSummary) indexable() bool {
+	return sum != nil && len(sum.chunks) > 0 && sum.stats != nil && uint64(len(sum.chunks)) == uint64(sum.stats.ChunkCount)
 }
 
 func (s *mcapStream) fail(err error) {
@@ -306,7 +391,7 @@ func (s *mcapStream) push(p mcapPending) error {
 
 // loadChunk decompresses a chunk, checks it and holds its messages.
 func (s *mcapStream) loadChunk(c *mcap.Chunk) error {
-	if c.UncompressedSize > maxChunkExpansion {
+	if c.UncompressedSize > maxChunkSize {
 		return fmt.Errorf("chunk claims %d bytes uncompressed", c.UncompressedSize)
 	}
 	var data []byte
@@ -315,16 +400,25 @@ func (s *mcapStream) loadChunk(c *mcap.Chunk) error {
 		data = c.Records
 	case "zstd":
 		if s.zstd == nil {
-			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxChunkExpansion))
+			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxChunkSize))
 			if err != nil {
 				return err
 			}
 			s.zstd = d
 		}
-		var err error
-		data, err = s.zstd.DecodeAll(c.Records, make([]byte, 0, min(c.UncompressedSize, 64<<20)))
-		if err != nil {
+		if err := s.zstd.Reset(bytes.NewReader(c.Records)); err != nil {
 			return fmt.Errorf("zstd chunk: %w", err)
+		}
+		// Decode no more than the header announces: a lying size cannot
+		// make us allocate more than the data really expands to.
+		var err error
+		data, err = readN(s.zstd, int64(c.UncompressedSize), nil)
+		if err != nil {
+			return fmt.Errorf("zstd chunk: %w", noEOF(err))
+		}
+		var one [1]byte
+		if n, _ := s.zstd.Read(one[:]); n > 0 {
+			return fmt.Errorf("zstd chunk decompresses to more than the %d bytes its header says", c.UncompressedSize)
 		}
 	case "lz4":
 		if s.lz4 == nil {
@@ -441,6 +535,7 @@ type mcapSummary struct {
 	channels []*mcap.Channel // in ID order of appearance
 	stats    *mcap.Statistics
 	metadata []*mcap.Metadata // the "rosbag2" records
+	chunks   []*mcap.ChunkIndex
 }
 
 // readMCAPSummary reads the summary section of an MCAP file through its
@@ -520,6 +615,12 @@ func readMCAPSummary(r io.ReaderAt, size int64) (*mcapSummary, error) {
 				return nil, err
 			}
 			s.stats = st
+		case opChunkIndex:
+			ci, err := mcap.ParseChunkIndex(body)
+			if err != nil {
+				return nil, err
+			}
+			s.chunks = append(s.chunks, ci)
 		case opMetadataIndex:
 			mi, err := mcap.ParseMetadataIndex(body)
 			if err != nil {
@@ -571,4 +672,38 @@ func embeddedMetadata(mds []*mcap.Metadata) *Metadata {
 		}
 	}
 	return nil
+}
+
+// parseChunk parses a chunk record's body (MCAP specification: message
+// start and end time, uncompressed size, uncompressed CRC, compression
+// string, records). It checks every length against the body, which the
+// MCAP library's ParseChunk (v1.9.0) does not.
+func parseChunk(b []byte) (*mcap.Chunk, error) {
+	const fixed = 8 + 8 + 8 + 4 + 4
+	if len(b) < fixed {
+		return nil, errors.New("chunk record too short")
+	}
+	c := &mcap.Chunk{
+		MessageStartTime: binary.LittleEndian.Uint64(b[0:]),
+		MessageEndTime:   binary.LittleEndian.Uint64(b[8:]),
+		UncompressedSize: binary.LittleEndian.Uint64(b[16:]),
+		UncompressedCRC:  binary.LittleEndian.Uint32(b[24:]),
+	}
+	n := uint64(binary.LittleEndian.Uint32(b[28:]))
+	rest := b[fixed:]
+	if n > uint64(len(rest)) {
+		return nil, errors.New("chunk compression name runs past the record")
+	}
+	c.Compression = string(rest[:n])
+	rest = rest[n:]
+	if len(rest) < 8 {
+		return nil, errors.New("chunk record too short for its records length")
+	}
+	l := binary.LittleEndian.Uint64(rest)
+	rest = rest[8:]
+	if l > uint64(len(rest)) {
+		return nil, errors.New("chunk records run past the record")
+	}
+	c.Records = rest[:l]
+	return c, nil
 }

@@ -247,9 +247,14 @@ func ParseQoSProfiles(s string) ([]QoSProfile, error) {
 		return nil, err
 	}
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		return parseQoSNode(n.Content[0])
+		if c := n.Content[0]; c.Kind == yaml.SequenceNode {
+			return parseQoSNode(c)
+		}
+		if c := n.Content[0]; c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+			return nil, nil
+		}
 	}
-	return nil, nil
+	return nil, errors.New("want a list of profiles")
 }
 
 // parseQoSNode reads offered_qos_profiles: a string holding YAML (<= 8) or
