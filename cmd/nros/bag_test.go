@@ -4,13 +4,22 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/nros-go/nros/bag"
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/intra"
 )
 
 const testBags = "../../testdata/bags"
@@ -167,5 +176,189 @@ func TestBagBadArguments(t *testing.T) {
 	e := &cliEnv{stdout: &out, stderr: &errb, clock: realClock{}}
 	if code := e.bagCmd(context.Background(), []string{"info", "/nonexistent/bag"}); code != 1 || errb.Len() == 0 {
 		t.Errorf("missing bag: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// recorded reads a bag's messages in order.
+func recorded(t *testing.T, path string) []bag.Message {
+	t.Helper()
+	b, err := bag.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r, err := b.Messages(bag.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []bag.Message
+	for {
+		m, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+}
+
+type heard struct {
+	topic string
+	data  []byte
+	wall  time.Time
+}
+
+// listenAll subscribes to every topic of the bag (and /clock) on tr and
+// records what arrives, in arrival order.
+func listenAll(t *testing.T, tr rmw.Transport, topics []*bag.Topic, got *[]heard, mu *sync.Mutex) {
+	t.Helper()
+	seen := map[string]bool{}
+	add := func(name, typ string) {
+		full := "/" + strings.TrimPrefix(name, "/")
+		if seen[full] {
+			return
+		}
+		seen[full] = true
+		q := rmw.QoS{Reliability: rmw.BestEffort, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 1000}
+		sub, err := tr.NewSubscription(rmw.NodeInfo{Name: "probe", Namespace: "/"}, full, typ, q, func(s rmw.Sample) {
+			mu.Lock()
+			*got = append(*got, heard{full, append([]byte(nil), s.Data...), time.Now()})
+			mu.Unlock()
+		}, rmw.EndpointOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sub.Close() })
+	}
+	add("/clock", "rosgraph_msgs/msg/Clock")
+	for _, tp := range topics {
+		add(tp.Name, tp.Type)
+	}
+}
+
+// bag play --clock 100 --rate 2 of the bag with a recorded /clock
+// publishes every other message once, in recorded order, and a /clock of
+// its own (not the recorded one) that advances at twice wall speed.
+func TestBagPlayClockRate(t *testing.T) {
+	path := filepath.Join(testBags, "walker_galactic_clock_sqlite3")
+	want := recorded(t, path)
+	synctest.Test(t, func(t *testing.T) {
+		tr := intra.New()
+		defer tr.Close()
+		var mu sync.Mutex
+		var got []heard
+		listenAll(t, tr, bagTopics(t, path), &got, &mu)
+		e, out, errb := testEnv(tr, realClock{})
+		w0 := time.Now()
+		if code := e.bagCmd(context.Background(), []string{"play", path, "--clock", "100", "--rate", "2"}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		if !strings.Contains(out.String(), "not replaying the recorded /clock") {
+			t.Errorf("no word on the recorded /clock: %s", out)
+		}
+		var msgs []heard
+		var clocks []heard
+		for _, h := range got {
+			if h.topic == "/clock" {
+				clocks = append(clocks, h)
+			} else {
+				msgs = append(msgs, h)
+			}
+		}
+		var wantMsgs []bag.Message
+		for _, m := range want {
+			if m.Topic.Name != "/clock" {
+				wantMsgs = append(wantMsgs, m)
+			}
+		}
+		if len(msgs) != len(wantMsgs) {
+			t.Fatalf("%d messages heard, want %d", len(msgs), len(wantMsgs))
+		}
+		start := want[0].Time
+		for i, m := range wantMsgs {
+			if msgs[i].topic != m.Topic.Name || !bytes.Equal(msgs[i].data, m.Data) {
+				t.Fatalf("message %d: %s, want %s at %d", i, msgs[i].topic, m.Topic.Name, m.Time)
+			}
+			if d, want := msgs[i].wall.Sub(w0), time.Duration((m.Time-start+1)/2); d != want { // rounded up to the ns
+				t.Fatalf("message %d at wall %v, want %v", i, d, want)
+			}
+		}
+		// 29.6 s of bag at 2x: 14.8 s of wall at 100 Hz.
+		if len(clocks) < 1470 || len(clocks) > 1490 {
+			t.Fatalf("%d /clock samples", len(clocks))
+		}
+		for _, c := range clocks[:len(clocks)-1] {
+			var m rosgraph_msgs.Clock
+			if err := msg.Unmarshal(c.data, &m); err != nil {
+				t.Fatal(err)
+			}
+			ros := int64(m.Clock.Sec)*1e9 + int64(m.Clock.Nanosec)
+			if ros-start != 2*int64(c.wall.Sub(w0)) {
+				t.Fatalf("/clock %d at wall %v: not 2x", ros-start, c.wall.Sub(w0))
+			}
+		}
+	})
+}
+
+func bagTopics(t *testing.T, path string) []*bag.Topic {
+	b, err := bag.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	return b.Topics()
+}
+
+// --topics, --exclude-topics and --remap choose and rename what plays.
+func TestBagPlayTopicsRemap(t *testing.T) {
+	path := filepath.Join(testBags, "wbag_split_sqlite3")
+	synctest.Test(t, func(t *testing.T) {
+		tr := intra.New()
+		defer tr.Close()
+		var mu sync.Mutex
+		var got []heard
+		topics := bagTopics(t, path)
+		topics = append(topics, &bag.Topic{Name: "/renamed", Type: "std_msgs/msg/String"})
+		listenAll(t, tr, topics, &got, &mu)
+		e, _, errb := testEnv(tr, realClock{})
+		if code := e.bagCmd(context.Background(), []string{"play", "--topics", "AAA", "/BBB", "CCC", "--exclude-topics", "CCC",
+			"--remap", "AAA:=/renamed", "--rate", "1000", path}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		n := map[string]int{}
+		for _, h := range got {
+			n[h.topic]++
+		}
+		if len(n) != 2 || n["/renamed"] != 804 || n["/BBB"] != 742 {
+			t.Fatalf("heard %v", n)
+		}
+	})
+}
+
+// Bad play arguments are usage errors; an empty bag plays nothing.
+func TestBagPlayArguments(t *testing.T) {
+	for _, args := range [][]string{{"play"}, {"play", "a", "b"}, {"play", "x", "--rate", "0"}, {"play", "x", "--remap", "nope"},
+		{"play", "x", "--read-ahead-queue-size", "0"}, {"play", "x", "--delay", "-1"}} {
+		e, _, errb := testEnv(intra.New(), realClock{})
+		if code := e.bagCmd(context.Background(), args); code != 2 {
+			t.Errorf("%q: exit %d (%s)", args, code, errb)
+		}
+	}
+	pa := splitPlayArgs([]string{"--clock", "BAG", "--topics", "/a", "/b", "--clock=7", "--remap", "x:=y"})
+	if strings.Join(pa.flags, " ") != "--clock=40 BAG --clock=7" || len(pa.topics) != 2 || len(pa.remaps) != 1 {
+		t.Fatalf("%+v", pa)
+	}
+	if pa := splitPlayArgs([]string{"--clock", "100", "BAG"}); strings.Join(pa.flags, " ") != "--clock=100 BAG" {
+		t.Fatalf("%+v", pa)
+	}
+	e, out, errb := testEnv(intra.New(), realClock{})
+	if code := e.bagCmd(context.Background(), []string{"play", filepath.Join(testBags, "empty_bag_sqlite3"), "--clock"}); code != 0 {
+		t.Fatalf("empty bag: exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out.String(), "no messages") {
+		t.Fatalf("empty bag: %s", out)
 	}
 }
