@@ -136,7 +136,13 @@ func (p *player) Run(ctx context.Context) (int, error) {
 		if p.clockPeriod <= 0 {
 			return nil
 		}
-		if err := p.publishClock(bagNow(w)); err != nil {
+		// The sample carries the bag time of its grid instant (not of the
+		// moment the goroutine woke up), so that /clock steps evenly.
+		at := w
+		if !nextTick.IsZero() && nextTick.Before(w) && !nextTick.Before(anchorWall) {
+			at = nextTick
+		}
+		if err := p.publishClock(bagNow(at)); err != nil {
 			return fmt.Errorf("publish /clock: %w", err)
 		}
 		state(w)

@@ -1,0 +1,214 @@
+package interop
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The talker bag: 20 messages over 4.53 s, no recorded /clock.
+const (
+	talkerBag      = "../testdata/bags/talker_sqlite3"
+	talkerStart    = int64(1585866235112411371)
+	talkerDuration = int64(4531096768)
+)
+
+var nrosBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// nrosBinary builds cmd/nros once per test process.
+func nrosBinary(t testing.TB) string {
+	t.Helper()
+	nrosBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "nros-interop-bag-")
+		if err != nil {
+			nrosBuild.err = err
+			return
+		}
+		p := filepath.Join(dir, "nros")
+		out, err := exec.Command("go", "build", "-o", p, "github.com/nros-go/nros/cmd/nros").CombinedOutput()
+		if err != nil {
+			nrosBuild.err = fmt.Errorf("go build cmd/nros: %v\n%s", err, out)
+			return
+		}
+		nrosBuild.path = p
+	})
+	if nrosBuild.err != nil {
+		t.Fatal(nrosBuild.err)
+	}
+	return nrosBuild.path
+}
+
+// startNros runs `nros args...` in domain dom over DDS, like startSimtimer.
+func startNros(t testing.TB, dom int, args ...string) *goProc {
+	t.Helper()
+	RequireNamespace(t)
+	p := &goProc{done: make(chan struct{})}
+	p.cmd = exec.Command(nrosBinary(t), args...)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "NROS_TRANSPORT=") && !strings.HasPrefix(kv, "ROS_DOMAIN_ID=") {
+			env = append(env, kv)
+		}
+	}
+	p.cmd.Env = append(env, "ROS_DOMAIN_ID="+strconv.Itoa(dom))
+	p.cmd.Stdout = lockedWriter{&p.mu, &p.out}
+	p.cmd.Stderr = lockedWriter{&p.mu, &p.errb}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("nros %v\nstdout:\n%s\nstderr:\n%s", args, p.stdout(), p.stderr())
+		}
+	})
+	return p
+}
+
+// wait waits up to timeout for the exit code.
+func (p *goProc) wait(timeout time.Duration) (int, error) {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode(), nil
+	case <-time.After(timeout):
+		return -1, fmt.Errorf("still running after %v", timeout)
+	}
+}
+
+// `nros bag play --clock 100 --rate 2` over DDS: a Cyclone (and a Fast DDS)
+// clocksub receives a /clock that advances at twice wall speed from the
+// bag's start.
+func TestBagPlayClockToPeers(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	nrosBinary(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			const n = 150 // 1.5 s of wall time at 100 Hz
+			sub := Start(t, "clocksub_"+vendor, "--domain", strconv.Itoa(dom), "--count", strconv.Itoa(n), "--depth", "1000", "--timeout", "30")
+			play := startNros(t, dom, "bag", "play", talkerBag, "--clock", "100", "--rate", "2", "--delay", "2")
+			if code, err := sub.Wait(30 * time.Second); err != nil || code != 0 {
+				t.Fatalf("clocksub: exit %d, %v", code, err)
+			}
+			if code, err := play.wait(10 * time.Second); err != nil || code != 0 {
+				t.Fatalf("bag play: exit %d, %v", code, err)
+			}
+			type sample struct{ wall, ros int64 }
+			var ss []sample
+			for _, l := range sub.Lines() {
+				f := strings.Fields(l)
+				if len(f) != 3 {
+					t.Fatalf("clocksub line %q", l)
+				}
+				w, _ := strconv.ParseInt(f[0], 10, 64)
+				sec, _ := strconv.ParseInt(f[1], 10, 64)
+				ns, _ := strconv.ParseInt(f[2], 10, 64)
+				ss = append(ss, sample{w, sec*1e9 + ns})
+			}
+			if len(ss) < n {
+				t.Fatalf("%d samples", len(ss))
+			}
+			for i, s := range ss {
+				if s.ros < talkerStart || s.ros > talkerStart+talkerDuration {
+					t.Fatalf("sample %d: /clock %d outside the bag", i, s.ros)
+				}
+				if i > 0 && s.ros < ss[i-1].ros {
+					t.Fatalf("sample %d: /clock went back", i)
+				}
+			}
+			first, last := ss[0], ss[len(ss)-1]
+			ratio := float64(last.ros-first.ros) / float64(last.wall-first.wall)
+			t.Logf("%d samples: /clock advanced %.3f s in %.3f s of wall time: %.3fx", len(ss),
+				float64(last.ros-first.ros)/1e9, float64(last.wall-first.wall)/1e9, ratio)
+			if ratio < 1.9 || ratio > 2.1 {
+				t.Fatalf("/clock advanced at %.3fx wall speed, want 2x", ratio)
+			}
+			// Sample to sample: 20 ms of ROS time per 10 ms period.
+			steps := 0
+			for i := 1; i < len(ss); i++ {
+				if d := ss[i].ros - ss[i-1].ros; d >= 19e6 && d <= 21e6 {
+					steps++
+				}
+			}
+			if steps < len(ss)*8/10 {
+				t.Fatalf("only %d of %d steps are 20 ms of ROS time", steps, len(ss)-1)
+			}
+		})
+	}
+}
+
+// `nros bag play --loop --clock`: at every loop ROS time jumps back to the
+// bag's start, and examples/simtimer (use_sim_time, a 500 ms ROS timer)
+// restarts its period there: it keeps firing in every pass instead of
+// waiting for ROS time to come back to where the previous pass left it.
+func TestBagPlayLoopRestartsSimTimer(t *testing.T) {
+	RequireNamespace(t)
+	nrosBinary(t)
+	simtimerBinary(t)
+	dom := Domain(t)
+	const period = int64(500 * time.Millisecond)
+	timer := startSimtimer(t, dom, "-p", "use_sim_time:=true", "-p", "period_ms:=500", "-p", "duration_s:=60")
+	// 4.53 s of bag at 2x: a pass every 2.27 s; about 3.5 passes.
+	play := startNros(t, dom, "bag", "play", talkerBag, "--clock", "100", "--rate", "2", "--loop", "--delay", "1.5")
+	time.Sleep(9500 * time.Millisecond)
+	if code, err := play.interrupt(5 * time.Second); err != nil || code != 0 {
+		t.Fatalf("bag play: exit %d, %v", code, err)
+	}
+	if code, err := timer.interrupt(5 * time.Second); err != nil || code != 0 {
+		t.Fatalf("simtimer: exit %d, %v", code, err)
+	}
+	if n := strings.Count(play.stdout(), "loop "); n < 2 {
+		t.Fatalf("bag play looped %d times:\n%s", n, play.stdout())
+	}
+	// The ROS-timer fires on the bag's time, split into passes where ROS
+	// time went back.
+	var passes [][]int64
+	for _, l := range strings.Split(timer.stdout(), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 4 || f[0] != "ros" {
+			continue
+		}
+		ros, _ := strconv.ParseInt(f[2], 10, 64)
+		if ros < talkerStart || ros > talkerStart+talkerDuration+period {
+			continue // system time, before the first /clock sample
+		}
+		if len(passes) == 0 || ros < passes[len(passes)-1][len(passes[len(passes)-1])-1] {
+			passes = append(passes, nil)
+		}
+		passes[len(passes)-1] = append(passes[len(passes)-1], ros)
+	}
+	if len(passes) < 3 {
+		t.Fatalf("ROS timer fired in %d passes of the bag, want >= 3: %v", len(passes), passes)
+	}
+	// Every pass but the last (cut by SIGINT) fires through the whole bag:
+	// 4.53 s of ROS time at 500 ms is 9 fires, the first within a period
+	// of the start.
+	for i, p := range passes[:len(passes)-1] {
+		if i > 0 && p[0] > talkerStart+period+period/2 {
+			t.Errorf("pass %d: first fire %.3f s after the start: the period did not restart", i, float64(p[0]-talkerStart)/1e9)
+		}
+		if len(p) < 8 {
+			t.Errorf("pass %d: %d fires, want about 9 (%v)", i, len(p), p)
+		}
+	}
+	t.Logf("ROS timer fires per pass: %v", func() []int {
+		var n []int
+		for _, p := range passes {
+			n = append(n, len(p))
+		}
+		return n
+	}())
+}
