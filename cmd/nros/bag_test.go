@@ -362,3 +362,98 @@ func TestBagPlayArguments(t *testing.T) {
 		t.Fatalf("empty bag: %s", out)
 	}
 }
+
+// playAndRecord plays src (at a high rate, after a delay that lets the
+// recorder subscribe) while `bag record -a` records into dst, all over
+// one in-process transport; it returns when the recorder has closed dst.
+func playAndRecord(t *testing.T, src, dst string, recArgs ...string) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		tr := intra.New()
+		defer tr.Close()
+		rec, recOut, recErr := testEnv(tr, realClock{})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := runAsync(func() int {
+			return rec.bagCmd(ctx, append([]string{"record", "-a", "-o", dst}, recArgs...))
+		})
+		play, _, playErr := testEnv(tr, realClock{})
+		if code := play.bagCmd(context.Background(), []string{"play", src, "--rate", "20", "--delay", "1"}); code != 0 {
+			t.Fatalf("play: exit %d: %s", code, playErr)
+		}
+		time.Sleep(time.Second)
+		cancel() // SIGINT
+		if code := <-done; code != 0 {
+			t.Fatalf("record: exit %d: %s", code, recErr)
+		}
+		if !strings.Contains(recOut.String(), "recorded ") {
+			t.Fatalf("record printed %q", recOut)
+		}
+	})
+}
+
+// sameSequence fails unless got has want's messages (topic and bytes), in
+// order.
+func sameSequence(t *testing.T, what string, got, want []bag.Message) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d messages, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if "/"+strings.TrimPrefix(want[i].Topic.Name, "/") != got[i].Topic.Name || !bytes.Equal(got[i].Data, want[i].Data) {
+			t.Fatalf("%s: message %d is %s, want %s", what, i, got[i].Topic.Name, want[i].Topic.Name)
+		}
+	}
+}
+
+// bag record -a of a played bag holds every message once, in order, with
+// the topics' types; record -> play -> record gives the same messages, in
+// both storage formats.
+func TestBagRecordPlayRecord(t *testing.T) {
+	src := filepath.Join(testBags, "walker_galactic_clock_sqlite3")
+	want := recorded(t, src)
+	a := filepath.Join(t.TempDir(), "a")
+	playAndRecord(t, src, a)
+	gotA := recorded(t, a)
+	sameSequence(t, "first recording", gotA, want)
+	for _, tp := range bagTopics(t, a) {
+		if !strings.Contains(tp.Type, "/msg/") || tp.SerializationFormat != "cdr" || len(tp.OfferedQoSProfiles) != 1 {
+			t.Fatalf("recorded topic %+v", tp)
+		}
+	}
+	b := filepath.Join(t.TempDir(), "b")
+	playAndRecord(t, a, b, "-s", "sqlite3", "--max-bag-duration", "0.02")
+	gotB := recorded(t, b)
+	sameSequence(t, "second recording", gotB, gotA)
+	bb, err := bag.Open(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bb.Close()
+	if bb.StorageIdentifier() != bag.StorageSQLite3 || len(bb.Files()) < 2 || bb.Metadata().Version != bag.MetadataVersion {
+		t.Fatalf("second recording: %s, %d files, metadata v%d", bb.StorageIdentifier(), len(bb.Files()), bb.Metadata().Version)
+	}
+	// The recorded QoS replays: /imu was best effort, /tf_static transient local.
+	for _, tp := range bb.Topics() {
+		q := tp.OfferedQoSProfiles[0]
+		switch tp.Name {
+		case "/imu":
+			if q.Reliability != "best_effort" {
+				t.Fatalf("/imu recorded as %+v", q)
+			}
+		case "/tf_static":
+			if q.Durability != "transient_local" {
+				t.Fatalf("/tf_static recorded as %+v", q)
+			}
+		}
+	}
+}
+
+func TestBagRecordArguments(t *testing.T) {
+	for _, args := range [][]string{{"record"}, {"record", "-a", "/x"}, {"record", "-s", "rosbag1", "-a"},
+		{"record", "-a", "--max-bag-size", "-1"}} {
+		e, _, errb := testEnv(intra.New(), realClock{})
+		if code := e.bagCmd(context.Background(), args); code != 2 {
+			t.Errorf("%q: exit %d (%s)", args, code, errb)
+		}
+	}
+}
