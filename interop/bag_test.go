@@ -1,7 +1,9 @@
 package interop
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/foxglove/mcap/go/mcap"
 )
 
 // The talker bag: 20 messages over 4.53 s, no recorded /clock.
@@ -211,4 +215,83 @@ func TestBagPlayLoopRestartsSimTimer(t *testing.T) {
 		}
 		return n
 	}())
+}
+
+// `nros bag record` of a Cyclone and of a Fast DDS chatterpub: the bag
+// holds every string, as our reader and the MCAP library's reader count.
+func TestBagRecordFromPeers(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	nrosBinary(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			const n = 200
+			dir := filepath.Join(t.TempDir(), "rec")
+			rec := startNros(t, dom, "bag", "record", "/chatter", "-o", dir)
+			pub := Start(t, "chatterpub_"+vendor, "--domain", strconv.Itoa(dom), "--count", strconv.Itoa(n), "--hz", "500",
+				"--wait-subs", "1", "--gate")
+			if err := pub.WaitStderrMatch(matchedSubs, 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(500 * time.Millisecond) // the recorder's reader matches the writer too
+			if err := pub.Send("go"); err != nil {
+				t.Fatal(err)
+			}
+			if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
+				t.Fatalf("chatterpub: exit %d, %v", code, err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			if code, err := rec.interrupt(10 * time.Second); err != nil || code != 0 {
+				t.Fatalf("bag record: exit %d, %v", code, err)
+			}
+			info := startNros(t, dom, "bag", "info", dir)
+			if code, err := info.wait(10 * time.Second); err != nil || code != 0 {
+				t.Fatalf("bag info: exit %d, %v", code, err)
+			}
+			want := fmt.Sprintf("Topic: /chatter | Type: std_msgs/msg/String | Count: %d | Serialization Format: cdr", n)
+			if !strings.Contains(info.stdout(), want) {
+				t.Fatalf("bag info:\n%s\nwant a line %q", info.stdout(), want)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.mcap"))
+			if len(files) != 1 {
+				t.Fatalf("%d MCAP files", len(files))
+			}
+			if got := mcapCount(t, files[0], "/chatter"); got != n {
+				t.Fatalf("the MCAP library counts %d messages on /chatter, want %d", got, n)
+			}
+		})
+	}
+}
+
+// mcapCount counts a topic's messages with the MCAP library's own reader.
+func mcapCount(t *testing.T, path, topic string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := mcap.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		_, ch, _, err := it.NextInto(nil)
+		if errors.Is(err, io.EOF) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Topic == topic {
+			n++
+		}
+	}
 }
