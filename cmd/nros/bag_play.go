@@ -330,12 +330,21 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 	}
 	stopKeys := e.attachTerminal(p)
 	defer stopKeys()
+	var bytes int64
+	publish := p.publish
+	p.publish = func(m bag.Message) error {
+		bytes += int64(len(m.Data))
+		return publish(m)
+	}
+	t0 := time.Now()
 	n, err := p.Run(ctx)
 	if errors.Is(err, errQuit) {
 		err = nil
 	}
 	if !*quiet {
-		fmt.Fprintf(e.stdout, "done: %d messages published\n", n)
+		d := time.Since(t0).Seconds()
+		fmt.Fprintf(e.stdout, "done: %d messages published (%.1f MB) in %.3f s: %.0f messages/s, %.1f MB/s\n",
+			n, float64(bytes)/1e6, d, float64(n)/d, float64(bytes)/1e6/d)
 	}
 	if err == nil {
 		err = statErr
