@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nros-go/nros"
@@ -328,8 +329,8 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stdout, "playing %s: %d messages on %d topics over %ss, at rate %g\n",
 			pos[0], st.MessageCount, len(pubs), formatSeconds(st.Duration()), *rate)
 	}
-	stopKeys := e.attachTerminal(p)
-	defer stopKeys()
+	detach := sync.OnceFunc(e.attachTerminal(p))
+	defer detach()
 	var bytes int64
 	publish := p.publish
 	p.publish = func(m bag.Message) error {
@@ -338,6 +339,7 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 	}
 	t0 := time.Now()
 	n, err := p.Run(ctx)
+	detach()
 	if errors.Is(err, errQuit) {
 		err = nil
 	}
@@ -357,10 +359,3 @@ type listUsage struct{}
 
 func (*listUsage) String() string   { return "" }
 func (*listUsage) Set(string) error { return nil }
-
-// attachTerminal gives the player terminal keys when there is a terminal
-// (none in this build: off a terminal, plain log lines). It returns a
-// function that detaches them.
-func (e *cliEnv) attachTerminal(p *player) func() {
-	return func() {}
-}

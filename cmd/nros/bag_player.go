@@ -270,14 +270,20 @@ func (p *player) Run(ctx context.Context) (int, error) {
 				return published, fmt.Errorf("publish on %s: %w", m.Topic.Name, err)
 			}
 			published++
+			if p.onState != nil {
+				state(time.Now())
+			}
 		}
 		stop()
 		if !p.loop {
 			// The last /clock sample shows the bag's end.
 			if p.clockPeriod > 0 {
-				if err := p.publishClock(max(bagNow(time.Now()), p.end)); err != nil {
+				if err := p.publishClock(max(min(bagNow(time.Now()), p.end), playStart)); err != nil {
 					return published, err
 				}
+			}
+			if p.onState != nil {
+				p.onState(max(min(bagNow(time.Now()), p.end), playStart), paused, p.rate)
 			}
 			return published, nil
 		}
