@@ -379,3 +379,37 @@ func TestMetadataVersions(t *testing.T) {
 		}
 	}
 }
+
+// Paths some writers left in metadata.yaml: the bag directory's own name
+// in front of the file (early Foxy), or an absolute path from the machine
+// that recorded; and a version-5+ files: list without relative_file_paths.
+func TestKnownWrongFilePaths(t *testing.T) {
+	want := talkerMessages(t)
+	for _, rel := range []string{"talker_sqlite3/talker.db3", "/home/someone/bags/talker_sqlite3/talker.db3"} {
+		dir := filepath.Join(t.TempDir(), "talker_sqlite3")
+		copyTree(t, filepath.Join(testBags, "talker_sqlite3"), dir)
+		meta := metadataWith(t, filepath.Join(dir, "metadata.yaml"), []string{rel}, "", "")
+		if err := os.WriteFile(filepath.Join(dir, "metadata.yaml"), meta, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(t, openBag(t, dir), ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		sameMessages(t, rel, got, want)
+	}
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(testBags, "cdr_test_iron_mcap"), dir)
+	data, err := os.ReadFile(filepath.Join(dir, "metadata.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), "  relative_file_paths:\n    - cdr_test_0.mcap\n", "", 1))
+	if err := os.WriteFile(filepath.Join(dir, "metadata.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := openBag(t, dir)
+	if len(b.Files()) != 1 || filepath.Base(b.Files()[0]) != "cdr_test_0.mcap" {
+		t.Fatalf("files %v", b.Files())
+	}
+}

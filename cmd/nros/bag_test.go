@@ -457,3 +457,38 @@ func TestBagRecordArguments(t *testing.T) {
 		}
 	}
 }
+
+// --use-sim-time stamps recorded messages with ROS time from /clock: a bag
+// played with --clock records with its own times (to within a clock
+// period), whatever the wall clock says.
+func TestBagRecordSimTime(t *testing.T) {
+	src := filepath.Join(testBags, "talker_sqlite3")
+	want := recorded(t, src)
+	dst := filepath.Join(t.TempDir(), "sim")
+	synctest.Test(t, func(t *testing.T) {
+		tr := intra.New()
+		defer tr.Close()
+		rec, _, recErr := testEnv(tr, realClock{})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := runAsync(func() int {
+			return rec.bagCmd(ctx, []string{"record", "/topic", "/rosout", "-o", dst, "--use-sim-time"})
+		})
+		play, _, playErr := testEnv(tr, realClock{})
+		if code := play.bagCmd(context.Background(), []string{"play", src, "--clock", "1000", "--rate", "5", "--delay", "1"}); code != 0 {
+			t.Fatalf("play: exit %d: %s", code, playErr)
+		}
+		time.Sleep(time.Second)
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("record: exit %d: %s", code, recErr)
+		}
+	})
+	got := recorded(t, dst)
+	sameSequence(t, "sim-time recording", got, want)
+	for i := range got {
+		// 1 ms of wall at 1 kHz is 5 ms of ROS time at rate 5.
+		if d := got[i].Time - want[i].Time; d < -5e6 || d > 5e6 {
+			t.Fatalf("message %d stamped %d, recorded at %d: %d ns apart", i, got[i].Time, want[i].Time, d)
+		}
+	}
+}
