@@ -72,23 +72,34 @@ type item struct {
 	err error // io.EOF at the end of a pass
 }
 
+// readAheadBatch is how many messages the read-ahead goroutine hands over
+// at a time: one channel operation per message would cost more than
+// reading the message.
+const readAheadBatch = 64
+
 // readAhead fills a queue from a pass over the bag until it ends or ctx is
-// done.
-func (p *player) readAhead(ctx context.Context, src playerSource) <-chan item {
-	ch := make(chan item, max(p.queueSize, 1))
+// done. The queue holds about queueSize messages, in batches.
+func (p *player) readAhead(ctx context.Context, src playerSource) <-chan []item {
+	ch := make(chan []item, max(p.queueSize/readAheadBatch, 1))
 	go func() {
 		defer close(ch)
 		defer src.Close()
+		batch := make([]item, 0, readAheadBatch)
 		for {
 			m, err := src.Next()
+			batch = append(batch, item{m, err})
+			if err == nil && len(batch) < readAheadBatch {
+				continue
+			}
 			select {
-			case ch <- item{m, err}:
+			case ch <- batch:
 			case <-ctx.Done():
 				return
 			}
 			if err != nil {
 				return
 			}
+			batch = make([]item, 0, readAheadBatch)
 		}
 	}()
 	return ch
@@ -179,12 +190,17 @@ func (p *player) Run(ctx context.Context) (int, error) {
 				timer.Stop()
 			}
 		}
+		var batch []item
 		for {
-			it, ok := <-q
-			if !ok {
-				stop()
-				return published, nil // ctx is done
+			if len(batch) == 0 {
+				var ok bool
+				if batch, ok = <-q; !ok {
+					stop()
+					return published, nil // ctx is done
+				}
 			}
+			it := batch[0]
+			batch = batch[1:]
 			if it.err == io.EOF {
 				break
 			}
