@@ -4,10 +4,6 @@ import (
 	"github.com/nros-go/nros/internal/clock"
 )
 
-// sysSource is the system clock every clock and timer reads. Tests replace
-// it (before making contexts) to step the system time.
-var sysSource clock.Source = clock.System
-
 // ClockType names the three ROS clocks.
 type ClockType uint8
 
@@ -69,11 +65,11 @@ func (c *Context) clockFor(t ClockType) *Clock { return &Clock{typ: t, ctx: c, o
 func (c *Clock) Now() Time {
 	switch c.typ {
 	case ROSTime:
-		return Time{c.ov.Now()}
+		return Time{int64(c.ov.Now())}
 	case SystemTime:
-		return Time{sysSource.Now()}
+		return Time{int64(c.ctx.src.System())}
 	default:
-		return Time{clock.Steady.Now()}
+		return Time{int64(c.ctx.src.Steady())}
 	}
 }
 

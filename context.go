@@ -24,8 +24,10 @@ import (
 // its own simulated time, so two contexts can follow different simulations
 // (the spec's "one simulated clock per image" limit is per context here).
 type Context struct {
-	ov  *clock.Override
-	ros *Clock
+	src   clock.Sources
+	ov    *clock.Override
+	ros   *Clock
+	jumps *jumpRegistry
 
 	mu           sync.Mutex
 	args         *rosargs.Args
@@ -62,19 +64,31 @@ func WithLogOutput(w io.Writer) ContextOption {
 	return func(c *Context) { c.logW = w }
 }
 
+// WithClockSources makes the context read its steady (monotonic) and system
+// clocks from the given functions, in nanoseconds, instead of the real ones:
+// for tests and harnesses that own wall time (see package simtest). A nil
+// function keeps that clock real. Every clock, timer and executor of the
+// context reads these, and ROS time falls back to this system clock.
+func WithClockSources(steady, system func() int64) ContextOption {
+	return func(c *Context) { c.src = clock.NewSources(steady, system) }
+}
+
 // NewContext returns a new context with its own simulated clock. Unless
 // WithTransport says otherwise, its nodes talk through a transport of its
 // own, made on first use: the DDS transport (one DDS participant per
 // context), or an in-process one when NROS_TRANSPORT=intra.
 func NewContext(opts ...ContextOption) *Context {
-	c := &Context{ov: clock.NewOverride(sysSource), clockSubs: map[string]*clockSubscription{}}
-	c.ros = c.clockFor(ROSTime)
+	c := &Context{src: clock.NewSources(nil, nil), clockSubs: map[string]*clockSubscription{}}
 	c.args, _ = rosargs.Parse(nil)
 	c.logLevel = new(slog.LevelVar)
 	c.logLevel.Set(LevelInfo)
 	for _, o := range opts {
 		o(c)
 	}
+	c.ov = clock.NewOverride(c.src.System)
+	c.jumps = &jumpRegistry{ov: c.ov}
+	c.ov.SetStatsWall(c.src.Steady) // source statistics on the context's steady time (health.go)
+	c.ros = c.clockFor(ROSTime)
 	if c.logH == nil {
 		w := c.logW
 		if w == nil {
@@ -132,13 +146,6 @@ func (c *Context) Init(args []string) (rest []string, err error) {
 	return a.Unparsed, nil
 }
 
-// Args returns the parsed command line (empty before Init).
-func (c *Context) arguments() *rosargs.Args {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.args
-}
-
 // TransportEnv selects the default transport of a context made without
 // WithTransport: "rtps" (or unset: DDSI-RTPS, talking to ROS 2 nodes over
 // UDP, configured by ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE and
@@ -173,6 +180,7 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		}
 		log := c.logger("rtps")
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
+		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
 		t, err := rtps.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("nros: starting the DDS transport: %w", err)
@@ -244,11 +252,23 @@ func (c *Context) AttachTimeSource() *TimeSource {
 // wakes every executor with a ROS-time timer that t makes due. It is cheap
 // and never blocks on user callbacks; call it from the goroutine that
 // receives the samples. After Detach it does nothing.
+//
+// A negative time (before the epoch) is not installed: no ROS clock can show
+// it. It is dropped, the clock keeps its value, and the context counts it
+// (ClockSamplesRejected).
 func (s *TimeSource) Install(t Time) {
+	s.install(t)
+}
+
+func (s *TimeSource) install(t Time) clock.Change { return s.installOffload(t, nil) }
+
+// installOffload installs t from a transport goroutine that can run the due
+// callbacks itself (rmw.Sample.Offload).
+func (s *TimeSource) installOffload(t Time, offload func(func()) bool) clock.Change {
 	if s.detached.Load() {
-		return
+		return clock.Ignored
 	}
-	s.ctx.ov.Install(t.ns)
+	return s.ctx.ov.InstallOffload(clock.RosTime(t.ns), offload)
 }
 
 // Detach stops the source. The context keeps the last installed time (it

@@ -386,14 +386,14 @@ func TestRosTimerWakesOnTheCrossingSampleOnly(t *testing.T) {
 		stop := spinInBackground(t, e)
 		defer stop()
 		synctest.Wait()
-		base := e.passes.Load()
+		base := e.loop.Passes()
 		// 10 s of a paused simulation republishing at 1 kHz: no pass at all.
 		for range 10000 {
 			src.Install(TimeFromNanoseconds(100 * sec))
 			time.Sleep(time.Millisecond)
 		}
 		synctest.Wait()
-		if n := e.passes.Load() - base; n != 0 {
+		if n := e.loop.Passes() - base; n != 0 {
 			t.Fatalf("%d executor passes during a pause, want 0", n)
 		}
 		// Sim time creeping towards the deadline wakes nobody before it.
@@ -405,7 +405,7 @@ func TestRosTimerWakesOnTheCrossingSampleOnly(t *testing.T) {
 		mu.Lock()
 		nf := len(fires)
 		mu.Unlock()
-		if n := e.passes.Load() - base; n != 0 || nf != 0 {
+		if n := e.loop.Passes() - base; n != 0 || nf != 0 {
 			t.Fatalf("%d passes, %d fires before the deadline", n, nf)
 		}
 		at := time.Now()
@@ -424,21 +424,16 @@ type fakeSystem struct{ offset atomic.Int64 }
 
 func (f *fakeSystem) Now() int64 { return time.Now().UnixNano() + f.offset.Load() }
 
-func withFakeSystem(t *testing.T) *fakeSystem {
-	f := &fakeSystem{}
-	old := sysSource
-	sysSource = f
-	t.Cleanup(func() { sysSource = old })
-	return f
-}
+// context returns a context whose system clock is f.
+func (f *fakeSystem) context() *Context { return NewContext(WithClockSources(nil, f.Now)) }
 
 func TestSystemTimerStepsAndRosTimerWithoutSource(t *testing.T) {
 	for _, src := range []TimerClockSource{TimerClockSystem, TimerClockRos} {
 		for _, p := range policies {
 			t.Run(src.String()+"/"+p.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					sys := withFakeSystem(t)
-					e := NewExecutor(WithExecutorContext(NewContext()))
+					sys := &fakeSystem{}
+					e := NewExecutor(WithExecutorContext(sys.context()))
 					var n atomic.Int64
 					tm, err := e.RegisterTimerOnClock(100*time.Millisecond, src, func() { n.Add(1) }, WithOverrunPolicy(p))
 					if err != nil {

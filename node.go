@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nros-go/nros/internal/param"
@@ -26,18 +24,14 @@ type Node struct {
 	params    *param.Store
 	log       *slog.Logger
 
-	host     timerHost // guards timers until the node joins an executor
 	mu       sync.Mutex
 	exec     *Executor
 	timers   []*Timer
 	entities []nodeEntity
 	closed   bool
 
-	simMu     sync.Mutex // guards clockSub
-	clockSub  *clockSubscription
-	simApply  sync.Mutex // serialises reconcileSimTime
-	simWanted atomic.Bool
-	simOn     bool
+	simMu    sync.Mutex // guards clockSub
+	clockSub *clockSubscription
 }
 
 // nodeEntity is a publisher or subscription owned by a node.
@@ -53,17 +47,15 @@ var ErrNodeClosed = errors.New("nros: node is closed")
 type NodeOption func(*nodeConfig)
 
 type nodeConfig struct {
-	namespace        string
-	ctx              *Context
-	arguments        []string
-	noGlobalArgs     bool
-	overrides        map[string]any
-	allowUndeclared  bool
-	autoDeclare      bool
-	clockQoS         QoS
-	clockQoSSet      bool
-	enclave          string
-	parameterService bool
+	namespace       string
+	ctx             *Context
+	arguments       []string
+	noGlobalArgs    bool
+	overrides       map[string]any
+	allowUndeclared bool
+	autoDeclare     bool
+	clockQoS        QoS
+	clockQoSSet     bool
 }
 
 // WithNamespace puts the node in a namespace ("/robot1" or "robot1").
@@ -156,10 +148,9 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		return nil, fmt.Errorf("nros: namespace %q: %w", ns, err)
 	}
 	n := &Node{name: name, namespace: ns, ctx: ctx, cfg: cfg, args: args}
-	n.host.exec = nil
 	n.log = ctx.logger(loggerName(ns, name))
 
-	overrides, err := args.ParamOverrides(n.FullyQualifiedName(), os.ReadFile)
+	overrides, err := args.ParamOverrides(n.FullyQualifiedName(), rosargs.ReadParamsFile)
 	if err != nil {
 		return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
 	}
@@ -176,9 +167,9 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		overrides[k] = pv
 	}
 	n.params = param.NewStore(param.Options{Overrides: overrides,
-		AllowUndeclared: cfg.allowUndeclared, AutoDeclareFromOverrides: cfg.autoDeclare})
+		AllowUndeclared: cfg.allowUndeclared, AutoDeclareFromOverrides: cfg.autoDeclare, Apply: n.applyParams})
 	n.params.AddOnSetCallback(validateUseSimTime)
-	n.params.AddPostSetCallback(n.onUseSimTime)
+	// Declaring use_sim_time applies it (installs the time source for true).
 	if !n.params.Has(UseSimTimeParameter) {
 		if _, err := n.params.Declare(UseSimTimeParameter, BoolValue(false), param.Descriptor{
 			Type:        param.TypeBool,
@@ -190,12 +181,11 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		// Auto-declared from an override with dynamic typing: still reserved.
 		return nil, fmt.Errorf("nros: node %s: parameter '%s' must be a bool, got %s %s", n.FullyQualifiedName(),
 			UseSimTimeParameter, v.Type(), v.ValueString())
-	} else {
-		b, _ := v.Bool()
-		n.simWanted.Store(b)
-	}
-	if err := n.reconcileSimTime(); err != nil {
-		return nil, err
+	} else if on, _ := v.Bool(); on {
+		// Auto-declared, so not applied yet.
+		if err := n.followClock(n.params); err != nil {
+			return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
+		}
 	}
 	return n, nil
 }
@@ -222,28 +212,38 @@ func (c *Context) rawArgs() []string {
 }
 
 // Name returns the node's name.
-func (n *Node) Name() string { return n.name }
+func (n *Node) Name() string { return n.live().name }
 
 // Namespace returns the node's namespace ("/" for the root).
-func (n *Node) Namespace() string { return n.namespace }
+func (n *Node) Namespace() string { return n.live().namespace }
 
 // FullyQualifiedName returns namespace + "/" + name ("/ns/talker").
 func (n *Node) FullyQualifiedName() string {
-	if n.namespace == "/" {
+	if n.live().namespace == "/" {
 		return "/" + n.name
 	}
 	return n.namespace + "/" + n.name
 }
 
 // Context returns the node's context.
-func (n *Node) Context() *Context { return n.ctx }
+func (n *Node) Context() *Context { return n.live().ctx }
 
-// Clock returns the node's ROS clock (the context's).
-func (n *Node) Clock() *Clock { return n.ctx.Clock() }
+// Clock returns the node's ROS clock (the context's). Like every method of
+// Node, it panics with ErrNilNode on a nil *Node (what a NewNode that failed
+// returns); see ErrNilNode for the calls that return it instead.
+func (n *Node) Clock() *Clock { return n.live().ctx.Clock() }
+
+// live returns n, or panics with ErrNilNode when n is nil.
+func (n *Node) live() *Node {
+	if n == nil {
+		panic(ErrNilNode)
+	}
+	return n
+}
 
 // Logger returns the node's logger. Records go to stderr in the ROS console
 // format, at the level of --log-level (info by default).
-func (n *Node) Logger() *slog.Logger { return n.log }
+func (n *Node) Logger() *slog.Logger { return n.live().log }
 
 func (n *Node) info() rmw.NodeInfo {
 	enc := n.args.Enclave
@@ -256,7 +256,7 @@ func (n *Node) info() rmw.NodeInfo {
 // ResolveTopicName expands a topic name for the node (relative names go
 // under its namespace, "~" is the node) and applies the command line's
 // remap rules.
-func (n *Node) ResolveTopicName(topic string) (string, error) { return n.resolveTopic(topic) }
+func (n *Node) ResolveTopicName(topic string) (string, error) { return n.live().resolveTopic(topic) }
 
 func (n *Node) resolveTopic(topic string) (string, error) {
 	fq, err := rosargs.ExpandTopicName(topic, n.name, n.namespace)
@@ -269,28 +269,36 @@ func (n *Node) resolveTopic(topic string) (string, error) {
 // CreateWallTimer creates a timer on steady time: it keeps its cadence in
 // real time whatever the simulated clock does (a watchdog, a keep-alive).
 func (n *Node) CreateWallTimer(period time.Duration, cb func(), opts ...TimerOption) (*Timer, error) {
-	return n.createTimer(clockRef{src: TimerClockSteady}, period, cb, opts)
+	if n == nil {
+		return nil, ErrNilNode
+	}
+	return n.createTimer(n.ctx, TimerClockSteady, period, cb, opts)
 }
 
 // CreateTimer creates a timer on clock: a ROS clock makes a timer that
 // follows simulated time (paused, scaled, jumping), a system or steady clock
-// one that follows that clock.
+// one that follows that clock. The timer is bound to the clock at once: a
+// source switch or a backward jump before the node joins an executor
+// restarts its period exactly as it would have once attached.
 func (n *Node) CreateTimer(c *Clock, period time.Duration, cb func(), opts ...TimerOption) (*Timer, error) {
+	if n == nil {
+		return nil, ErrNilNode
+	}
 	if c == nil {
 		return nil, errors.New("nros: CreateTimer needs a clock (node.Clock() for ROS time)")
 	}
-	ref := clockRef{src: TimerClockSteady}
+	src := TimerClockSteady
 	switch c.typ {
 	case ROSTime:
-		ref = clockRef{src: TimerClockRos, ov: c.ov}
+		src = TimerClockRos
 	case SystemTime:
-		ref.src = TimerClockSystem
+		src = TimerClockSystem
 	}
-	return n.createTimer(ref, period, cb, opts)
+	return n.createTimer(c.ctx, src, period, cb, opts)
 }
 
-func (n *Node) createTimer(ref clockRef, period time.Duration, cb func(), opts []TimerOption) (*Timer, error) {
-	t, err := newTimer(ref, period, cb, opts)
+func (n *Node) createTimer(ctx *Context, src TimerClockSource, period time.Duration, cb func(), opts []TimerOption) (*Timer, error) {
+	t, err := newTimer(ctx, src, period, cb, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -299,16 +307,12 @@ func (n *Node) createTimer(ref clockRef, period time.Duration, cb func(), opts [
 	if n.closed {
 		return nil, ErrNodeClosed
 	}
-	n.timers = append(n.timers, t)
 	if e := n.exec; e != nil {
-		e.host.mu.Lock()
-		t.host.Store(&e.host)
-		e.attachLocked(t)
-		e.host.mu.Unlock()
-		e.Wake()
-	} else {
-		t.host.Store(&n.host)
+		if err := e.loop.Add(t.core); err != nil {
+			return nil, err
+		}
 	}
+	n.timers = append(n.timers, t)
 	return t, nil
 }
 
@@ -330,13 +334,16 @@ func (n *Node) addEntity(en nodeEntity) error {
 // and removes its time source (the context keeps the last simulated time).
 // It is safe to call twice.
 func (n *Node) Close() error {
+	if n == nil {
+		return ErrNilNode
+	}
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
 		return nil
 	}
 	n.closed = true
-	timers, ents := n.timers, n.entities
+	timers, ents, e := n.timers, n.entities, n.exec
 	n.timers, n.entities = nil, nil
 	n.mu.Unlock()
 	for _, t := range timers {
@@ -349,12 +356,20 @@ func (n *Node) Close() error {
 		}
 	}
 	n.RemoveRosTimeSource()
+	if e != nil {
+		// None of the node's callbacks is running once Close returns
+		// (unless Close was called from one).
+		e.loop.Quiesce()
+	}
 	return errors.Join(errs...)
 }
 
 // AddNode makes the executor run the node's callbacks. A node belongs to at
 // most one executor.
 func (e *Executor) AddNode(n *Node) error {
+	if n == nil {
+		return ErrNilNode
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -366,18 +381,18 @@ func (e *Executor) AddNode(n *Node) error {
 		}
 		return fmt.Errorf("nros: node %s already belongs to another executor", n.FullyQualifiedName())
 	}
-	n.host.mu.Lock()
-	e.host.mu.Lock()
+	if e.loop.Closed() {
+		return ErrExecutorClosed
+	}
 	for _, t := range n.timers {
-		e.attachLocked(t)
-		t.host.Store(&e.host)
+		if err := e.loop.Add(t.core); err != nil {
+			return err
+		}
 	}
 	n.exec = e
-	e.host.mu.Unlock()
-	n.host.mu.Unlock()
+	e.deliverJumpsOf(n.ctx)
 	for _, en := range n.entities {
 		en.attach(e)
 	}
-	e.Wake()
 	return nil
 }

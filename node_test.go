@@ -435,10 +435,7 @@ func TestPubSubQueueAndQoS(t *testing.T) {
 		t.Fatalf("dropped %d", bad.Dropped())
 	}
 
-	// Not a message type.
-	if _, err := NewPublisher[int](n, "/x", DefaultQoS()); err == nil {
-		t.Fatal("int accepted as a message")
-	}
+	// Not a message type: NewPublisher[int] does not compile (MessagePtr).
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,23 +3,24 @@ package nros
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nros-go/nros/internal/exec"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/rmw"
 )
 
-// messagePtr is satisfied by *T when T is a ROS message struct.
-func messageOf[T any](v *T) (msg.Message, error) {
-	m, ok := any(v).(msg.Message)
-	if !ok {
-		var zero T
-		return nil, fmt.Errorf("nros: %T is not a ROS message type (*%T must implement msg.Message)", zero, zero)
-	}
-	return m, nil
+// MessagePtr is the constraint of the message type parameters: *T must be
+// a ROS message (implement msg.Message). It makes NewPublisher[int] a
+// compile error; callers name T only (nros.NewPublisher[std_msgs.String])
+// and Go infers the pointer type.
+type MessagePtr[T any] interface {
+	*T
+	msg.Message
 }
 
 // Publisher publishes messages of type T on one topic.
@@ -28,11 +29,18 @@ type Publisher[T any] struct {
 	topic     string
 	typeName  string
 	pub       rmw.Publisher
-	mu        sync.Mutex
-	buf       []byte
+	asMsg     func(*T) msg.Message
 	bigEndian bool
 	closed    atomic.Bool
 }
+
+// encodeBuffers are the publishers' serialization buffers: one per Publish
+// in flight, so that no lock is held while the transport (which may deliver
+// in process, into user code) runs.
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// maxPooledBuffer bounds the buffers kept for reuse.
+const maxPooledBuffer = 1 << 20
 
 // PublisherOption configures a publisher.
 type PublisherOption func(*endpointConfig)
@@ -41,12 +49,11 @@ type PublisherOption func(*endpointConfig)
 type SubscriptionOption func(*endpointConfig)
 
 type endpointConfig struct {
-	onEvent     func(rmw.Event)
-	maxAge      time.Duration
-	onAge       func(AgeViolation)
-	bigEndian   bool
-	onDropped   func(error)
-	queueLimitN int
+	onEvent   func(rmw.Event)
+	maxAge    time.Duration
+	onAge     func(AgeViolation)
+	bigEndian bool
+	onDropped func(error)
 }
 
 // WithEndpointEvents receives the endpoint's events (matched, unmatched,
@@ -62,11 +69,11 @@ func WithBigEndian() PublisherOption { return func(c *endpointConfig) { c.bigEnd
 
 // NewPublisher creates a publisher of T on topic (resolved against the
 // node's namespace and remapped by the command line).
-func NewPublisher[T any](n *Node, topic string, qos QoS, opts ...PublisherOption) (*Publisher[T], error) {
-	m, err := messageOf(new(T))
-	if err != nil {
-		return nil, err
+func NewPublisher[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, opts ...PublisherOption) (*Publisher[T], error) {
+	if n == nil {
+		return nil, ErrNilNode
 	}
+	m := PT(new(T))
 	var cfg endpointConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -82,7 +89,8 @@ func NewPublisher[T any](n *Node, topic string, qos QoS, opts ...PublisherOption
 	if err != nil {
 		return nil, err
 	}
-	p := &Publisher[T]{node: n, topic: resolved, typeName: m.TypeName(), pub: pub, bigEndian: cfg.bigEndian}
+	p := &Publisher[T]{node: n, topic: resolved, typeName: m.TypeName(), pub: pub, bigEndian: cfg.bigEndian,
+		asMsg: func(v *T) msg.Message { return PT(v) }}
 	if err := n.addEntity(p); err != nil {
 		pub.Close()
 		return nil, err
@@ -93,19 +101,25 @@ func NewPublisher[T any](n *Node, topic string, qos QoS, opts ...PublisherOption
 // Topic returns the resolved topic name.
 func (p *Publisher[T]) Topic() string { return p.topic }
 
-// Publish serializes m and sends it. It is safe for concurrent use.
+// Publish serializes m and sends it. It is safe for concurrent use and
+// holds no lock while the transport runs.
 func (p *Publisher[T]) Publish(m *T) error {
 	if p.closed.Load() {
 		return errors.New("nros: publisher is closed")
 	}
-	mm, err := messageOf(m)
-	if err != nil {
-		return err
+	if m == nil {
+		return errors.New("nros: Publish of a nil message")
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf = msg.Marshal(mm, !p.bigEndian, p.buf[:0])
-	return p.pub.Publish(p.buf)
+	bp := encodeBuffers.Get().(*[]byte)
+	buf, err := msg.MarshalChecked(p.asMsg(m), !p.bigEndian, (*bp)[:0])
+	if err == nil {
+		err = p.pub.Publish(buf)
+	} // else a string or sequence over its bound: nothing is sent
+	if cap(buf) <= maxPooledBuffer {
+		*bp = buf[:0]
+		encodeBuffers.Put(bp)
+	}
+	return err
 }
 
 // MatchedSubscriptions returns how many subscriptions are matched.
@@ -128,9 +142,34 @@ func (n *Node) eventOptions(topic, kind string, user func(rmw.Event)) rmw.Endpoi
 			n.log.Warn("incompatible QoS: no match", "topic", topic, "endpoint", kind, "policy", ev.Policy, "remote", ev.Remote)
 		}
 		if user != nil {
+			defer n.recoverOffLoop("event", 0, topic)
 			user(ev)
 		}
 	}}
+}
+
+// recoverOffLoop, deferred around user code that a transport runs on its own
+// goroutine (an event handler, a dropped-sample handler, a message's
+// UnmarshalCDR), turns a panic into a report through the node's executor's
+// panic policy (PanicStop makes its Spin return it) instead of killing the
+// process. A node with no executor yet logs it.
+func (n *Node) recoverOffLoop(kind string, id uint64, name string) {
+	if v := recover(); v != nil {
+		n.recoverOffLoopValue(kind, id, name, v)
+	}
+}
+
+// recoverOffLoopValue reports a recovered panic value v (see recoverOffLoop).
+func (n *Node) recoverOffLoopValue(kind string, id uint64, name string, v any) {
+	p := exec.PanicReport{Kind: kind, ID: id, Name: name, Value: v, Stack: debug.Stack()}
+	n.mu.Lock()
+	e := n.exec
+	n.mu.Unlock()
+	if e != nil {
+		e.loop.Report(p)
+		return
+	}
+	n.log.Error("callback panicked on a transport goroutine", "kind", kind, "id", id, "name", name, "panic", fmt.Sprint(v))
 }
 
 func validateQoS(q QoS) error {
@@ -197,6 +236,10 @@ type Subscription[T any] struct {
 	cfg   endpointConfig
 	sub   rmw.Subscription
 	limit int
+	// keepAll refuses the newest message when the queue is at its bound;
+	// keep-last (whatever its depth) overwrites the oldest.
+	keepAll bool
+	asMsg   func(*T) msg.Message
 
 	mu        sync.Mutex
 	queue     []*T // ring
@@ -211,11 +254,11 @@ type Subscription[T any] struct {
 }
 
 // NewSubscription subscribes cb to topic.
-func NewSubscription[T any](n *Node, topic string, qos QoS, cb func(*T), opts ...SubscriptionOption) (*Subscription[T], error) {
-	m, err := messageOf(new(T))
-	if err != nil {
-		return nil, err
+func NewSubscription[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, cb func(*T), opts ...SubscriptionOption) (*Subscription[T], error) {
+	if n == nil {
+		return nil, ErrNilNode
 	}
+	m := PT(new(T))
 	if cb == nil {
 		return nil, errors.New("nros: subscription callback is nil")
 	}
@@ -235,10 +278,12 @@ func NewSubscription[T any](n *Node, topic string, qos QoS, cb func(*T), opts ..
 	}
 	q := qos.Normalize()
 	limit := q.Depth
-	if q.History == rmw.KeepAll {
+	keepAll := q.History == rmw.KeepAll
+	if keepAll {
 		limit = keepAllCap
 	}
-	s := &Subscription[T]{id: subIDs.Add(1), node: n, topic: resolved, cb: cb, cfg: cfg, limit: limit}
+	s := &Subscription[T]{id: subIDs.Add(1), node: n, topic: resolved, cb: cb, cfg: cfg, limit: limit, keepAll: keepAll,
+		asMsg: func(v *T) msg.Message { return PT(v) }}
 	s.queue = make([]*T, min(limit, 64))
 	sub, err := n.ctx.Transport().NewSubscription(n.info(), resolved, m.TypeName(), qos, s.deliver, n.eventOptions(resolved, "subscription", cfg.onEvent))
 	if err != nil {
@@ -274,15 +319,16 @@ func (s *Subscription[T]) MatchedPublishers() int { return s.sub.MatchedPublishe
 // Close unsubscribes. Queued messages are discarded. Safe to call twice.
 func (s *Subscription[T]) Close() error { return s.close() }
 
-func (s *Subscription[T]) identity() (uint64, string) { return s.id, s.topic }
+// Identity names the subscription in panic reports.
+func (s *Subscription[T]) Identity() (string, uint64, string) { return "subscription", s.id, s.topic }
 
 // deliver runs on the transport goroutine.
 func (s *Subscription[T]) deliver(smp rmw.Sample) {
-	v := new(T)
-	m, _ := messageOf(v)
-	if err := msg.Unmarshal(smp.Data, m); err != nil {
+	v, err := s.decode(smp.Data)
+	if err != nil {
 		s.dropped.Add(1)
 		if s.cfg.onDropped != nil {
+			defer s.node.recoverOffLoop("dropped", s.id, s.topic)
 			s.cfg.onDropped(err)
 		}
 		return
@@ -294,7 +340,7 @@ func (s *Subscription[T]) deliver(smp rmw.Sample) {
 	}
 	s.received.Add(1)
 	if s.n == s.limit {
-		if s.limit >= keepAllCap && s.limit != 0 {
+		if s.keepAll {
 			// keep-all at its bound: refuse the newest, never lose queued data silently
 			s.lost.Add(1)
 			s.mu.Unlock()
@@ -331,9 +377,26 @@ func (s *Subscription[T]) grow() {
 	s.queue, s.head = q, 0
 }
 
-// execute runs on the executor goroutine: one message per pass.
-func (s *Subscription[T]) execute(e *Executor) bool {
+// decode unmarshals one sample; a panic in the message's UnmarshalCDR is
+// reported through the node's executor and the sample counts as dropped.
+func (s *Subscription[T]) decode(data []byte) (v *T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("nros: decoding %s panicked: %v", s.topic, r)
+			s.node.recoverOffLoopValue("decode", s.id, s.topic, r)
+		}
+	}()
+	v = new(T)
+	if err := msg.Unmarshal(data, s.asMsg(v)); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Execute runs on the executor goroutine: one message per pass.
+func (s *Subscription[T]) Execute() bool {
 	s.mu.Lock()
+	e := s.exec
 	if s.n == 0 || s.closed {
 		s.scheduled = false
 		s.mu.Unlock()

@@ -108,9 +108,8 @@ func TestReadingTheTime(t *testing.T) {
 		active  bool
 		started bool
 	}
-	sys := withFakeSystem(t)
-	sys.offset.Store(0)
-	ctx := NewContext()
+	sys := &fakeSystem{}
+	ctx := sys.context()
 	c := ctx.Clock()
 	check := func(step string, want state, sim int64) {
 		t.Helper()

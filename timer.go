@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nros-go/nros/internal/exec"
 	"github.com/nros-go/nros/internal/timer"
 )
 
@@ -98,29 +99,51 @@ var timerIDs atomic.Uint64
 // Timer calls a function periodically on the goroutine that spins its
 // executor. Its methods are safe to call from any goroutine, including from
 // its own callback.
+//
+// A timer is bound to its clock when it is created: a ROS-time timer sees
+// every source switch and backward jump of its context's clock from then on,
+// whether or not its node has joined an executor yet.
 type Timer struct {
-	id   uint64
-	name string
 	src  TimerClockSource
-	cb   func()
+	core *exec.Timer
+}
 
-	// host is the executor (or, before one is attached, the node) whose
-	// lock guards the fields below.
-	host atomic.Pointer[timerHost]
-	dom  *domain
-	st   timer.State
-	hidx int // index in dom's heap, -1 when not in it
+func newTimer(ctx *Context, src TimerClockSource, period time.Duration, cb func(), opts []TimerOption) (*Timer, error) {
+	if period <= 0 {
+		return nil, fmt.Errorf("%w: %v", ErrBadPeriod, period)
+	}
+	if cb == nil {
+		return nil, errors.New("nros: timer callback is nil")
+	}
+	clk := exec.Clock{Sources: ctx.src}
+	switch src {
+	case TimerClockSteady:
+		clk.Kind = exec.Steady
+	case TimerClockSystem:
+		clk.Kind = exec.System
+	case TimerClockRos:
+		clk.Kind, clk.Ov = exec.Ros, ctx.ov
+	default:
+		return nil, fmt.Errorf("nros: unknown timer clock source %d", src)
+	}
+	cfg := timerConfig{autostart: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	id := timerIDs.Add(1)
+	return &Timer{src: src, core: exec.NewTimer(exec.Config{ID: id, Name: cfg.name, Clock: clk,
+		Period: int64(period), Policy: cfg.policy, OneShot: cfg.oneShot, Autostart: cfg.autostart, Callback: cb})}, nil
 }
 
 // ID returns a number unique to the timer in this process.
-func (t *Timer) ID() uint64 { return t.id }
+func (t *Timer) ID() uint64 { return t.core.ID() }
 
 // Name returns the timer's name (WithTimerName), or "timer-<id>".
 func (t *Timer) Name() string {
-	if t.name != "" {
-		return t.name
+	if n := t.core.Name(); n != "" {
+		return n
 	}
-	return fmt.Sprintf("timer-%d", t.id)
+	return fmt.Sprintf("timer-%d", t.core.ID())
 }
 
 // ClockSource returns which clock advances the timer.
@@ -130,30 +153,14 @@ func (t *Timer) ClockSource() TimerClockSource { return t.src }
 // stopped an active timer and false if it was already canceled (or was a
 // one-shot timer that has fired). An activation that is due but whose
 // callback has not started yet does not run.
-func (t *Timer) Cancel() bool {
-	h := t.lock()
-	defer h.mu.Unlock()
-	if t.st.Canceled {
-		return false
-	}
-	t.st.Canceled = true
-	h.unqueue(t)
-	return true
-}
+func (t *Timer) Cancel() bool { return t.core.Cancel() }
 
 // Reset restarts the period from now (on the timer's clock) and un-cancels
-// the timer; any backlog is dropped. Like time.Timer.Reset it returns true
-// if the timer was active and false if it had been canceled or had fired as
-// a one-shot.
-func (t *Timer) Reset() bool {
-	h := t.lock()
-	defer h.mu.Unlock()
-	was := !t.st.Canceled
-	t.st.Canceled = false
-	t.st.Restart(t.dom.now())
-	h.requeue(t)
-	return was
-}
+// the timer. Any backlog is dropped, and so is anything its clock did while
+// the timer was stopped (a jump, a source switch): the next activation is
+// one period from now. Like time.Timer.Reset it returns true if the timer
+// was active and false if it had been canceled or had fired as a one-shot.
+func (t *Timer) Reset() bool { return t.core.Reset() }
 
 // SetPeriod changes the period. As with time.Ticker.Reset, the next
 // activation comes one new period from now, and the timer is un-canceled
@@ -163,66 +170,33 @@ func (t *Timer) SetPeriod(d time.Duration) (old time.Duration, err error) {
 	if d <= 0 {
 		return 0, fmt.Errorf("%w: %v", ErrBadPeriod, d)
 	}
-	h := t.lock()
-	defer h.mu.Unlock()
-	old = time.Duration(t.st.Period)
-	t.st.Period = int64(d)
-	t.st.Restart(t.dom.now())
-	h.requeue(t)
-	return old, nil
+	return time.Duration(t.core.SetPeriod(int64(d))), nil
 }
 
 // Period returns the timer's period.
-func (t *Timer) Period() time.Duration {
-	h := t.lock()
-	defer h.mu.Unlock()
-	return time.Duration(t.st.Period)
-}
+func (t *Timer) Period() time.Duration { return time.Duration(t.core.Period()) }
 
 // IsCanceled reports whether the timer is canceled (a one-shot timer that
 // has fired counts as canceled).
-func (t *Timer) IsCanceled() bool {
-	h := t.lock()
-	defer h.mu.Unlock()
-	return t.st.Canceled
-}
+func (t *Timer) IsCanceled() bool { return t.core.IsCanceled() }
 
 // Overruns returns how many periods the timer has missed so far: coalesced
 // under OverrunSkip, replayed late under OverrunCatchUp.
-func (t *Timer) Overruns() uint64 {
-	h := t.lock()
-	defer h.mu.Unlock()
-	return t.st.Overruns
-}
+func (t *Timer) Overruns() uint64 { return t.core.Overruns() }
 
 // Activations returns how many times the timer has fired.
-func (t *Timer) Activations() uint64 {
-	h := t.lock()
-	defer h.mu.Unlock()
-	return t.st.Activations
-}
+func (t *Timer) Activations() uint64 { return t.core.Activations() }
 
 // TimeUntilNextCall returns the time, on the timer's clock, until the next
 // activation: negative when one is overdue. A canceled timer gives
 // ErrTimerCanceled. For a ROS-time timer under a paused simulation the
-// value stays constant while wall time passes.
+// value stays constant while wall time passes; after a source switch or a
+// backward jump it counts from the landing point, whether or not the timer
+// has joined an executor yet.
 func (t *Timer) TimeUntilNextCall() (time.Duration, error) {
-	h := t.lock()
-	defer h.mu.Unlock()
-	if t.st.Canceled {
+	d, ok := t.core.Until()
+	if !ok {
 		return 0, ErrTimerCanceled
 	}
-	return time.Duration(t.st.Until(t.dom.now())), nil
-}
-
-// lock locks the host that owns the timer now and returns it locked.
-func (t *Timer) lock() *timerHost {
-	for {
-		h := t.host.Load()
-		h.mu.Lock()
-		if t.host.Load() == h {
-			return h
-		}
-		h.mu.Unlock()
-	}
+	return time.Duration(d), nil
 }

@@ -3,12 +3,14 @@ package nros
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/nros-go/nros/internal/clock"
 	"github.com/nros-go/nros/internal/param"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
@@ -33,20 +35,31 @@ type clockSubscription struct {
 	refs    int
 	sub     rmw.Subscription
 	src     *TimeSource
+	log     *slog.Logger
 	dropped atomic.Uint64
+	warned  atomic.Bool
 	once    sync.Once
 }
 
 // deliver runs on the transport's goroutine: the sample is installed there,
 // never queued behind user callbacks, so a callback that waits on ROS time
 // cannot starve the clock.
+//
+// A sample whose nanosec field is 1e9 or more is carried into seconds (as
+// rclcpp's Time from a message and nano-ros do): {1, 1500000000} is 2.5 s.
+// A sample before the epoch is dropped and counted, the clock keeps its
+// value, and the first one is logged as a warning naming the topic.
 func (cs *clockSubscription) deliver(s rmw.Sample) {
 	var m rosgraph_msgs.Clock
 	if err := msg.Unmarshal(s.Data, &m); err != nil {
 		cs.dropped.Add(1)
 		return
 	}
-	cs.src.Install(NewTime(m.Clock.Sec, m.Clock.Nanosec))
+	t := NewTime(m.Clock.Sec, m.Clock.Nanosec)
+	if cs.src.installOffload(t, s.Offload) == clock.Rejected && cs.warned.CompareAndSwap(false, true) {
+		cs.log.Warn("dropped a /clock sample before the epoch (negative time); the clock keeps its value",
+			"topic", cs.topic, "sec", m.Clock.Sec, "nanosec", m.Clock.Nanosec)
+	}
 }
 
 func (cs *clockSubscription) close() {
@@ -60,7 +73,7 @@ func (cs *clockSubscription) close() {
 
 // acquireClock returns the context's subscription on topic, making it on
 // first use with qos.
-func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo) (*clockSubscription, error) {
+func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo, log *slog.Logger) (*clockSubscription, error) {
 	if c.closed.Load() {
 		return nil, errors.New("nros: context is shut down")
 	}
@@ -68,12 +81,19 @@ func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo) (*clock
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cs := c.clockSubs[topic]; cs != nil {
+		if cs.qos != qos {
+			// One subscription per topic and context: the first node's QoS
+			// stays in force. Say so rather than silently ignore the ask.
+			log.Warn("the context already listens to this clock topic with another QoS; keeping it",
+				"topic", topic, "in_force", describeQoS(cs.qos), "asked", describeQoS(qos))
+		}
 		cs.refs++
 		return cs, nil
 	}
-	cs := &clockSubscription{ctx: c, topic: topic, qos: qos, refs: 1}
+	cs := &clockSubscription{ctx: c, topic: topic, qos: qos, refs: 1, log: log}
 	cs.src = c.AttachTimeSource()
-	sub, err := t.NewSubscription(node, topic, (&rosgraph_msgs.Clock{}).TypeName(), qos, cs.deliver, rmw.EndpointOptions{})
+	deliver, opts := c.watchClock(cs, node) // health.go: warns once if no sample comes
+	sub, err := t.NewSubscription(node, topic, (&rosgraph_msgs.Clock{}).TypeName(), qos, deliver, opts)
 	if err != nil {
 		cs.src.Detach()
 		return nil, fmt.Errorf("nros: subscribing to %s: %w", topic, err)
@@ -97,6 +117,11 @@ func (c *Context) releaseClock(cs *clockSubscription) {
 		cs.close()
 	}
 }
+
+// ClockSamplesRejected counts the clock samples that were not installed
+// because their time was negative (before the epoch), from /clock
+// subscriptions and TimeSource.Install alike.
+func (c *Context) ClockSamplesRejected() uint64 { return c.ov.Rejected() }
 
 // ClockSamplesDropped counts /clock samples that arrived malformed and were
 // dropped, over the context's clock subscriptions.
@@ -123,26 +148,40 @@ func (n *Node) InstallRosTimeSource() error { return n.InstallRosTimeSourceOn(De
 // subscription per topic. Installing on another topic replaces the node's
 // previous source.
 func (n *Node) InstallRosTimeSourceOn(topic string) error {
+	return n.installTimeSource(topic, n.live().params)
+}
+
+// paramDeclarer is where the time source's QoS parameters are read and
+// declared: the node's store, or the parameter transaction that is
+// setting use_sim_time (they are then committed with it, or not at all).
+type paramDeclarer interface {
+	Has(name string) bool
+	Get(name string) (ParameterValue, error)
+	Declare(name string, def ParameterValue, d ParameterDescriptor) (ParameterValue, error)
+}
+
+// installTimeSource is InstallRosTimeSourceOn with the QoS parameters
+// taken from ps. On error the node keeps the source it had.
+func (n *Node) installTimeSource(topic string, ps paramDeclarer) error {
 	resolved, err := n.resolveTopic(topic)
 	if err != nil {
 		return err
 	}
 	n.simMu.Lock()
 	defer n.simMu.Unlock()
+	if n.clockSub != nil && n.clockSub.topic == resolved {
+		return nil
+	}
+	qos, err := n.clockQoSFor(resolved, ps)
+	if err != nil {
+		return err
+	}
+	cs, err := n.ctx.acquireClock(resolved, qos, n.info(), n.log)
+	if err != nil {
+		return err
+	}
 	if n.clockSub != nil {
-		if n.clockSub.topic == resolved {
-			return nil
-		}
 		n.ctx.releaseClock(n.clockSub)
-		n.clockSub = nil
-	}
-	qos, err := n.clockQoSFor(resolved)
-	if err != nil {
-		return err
-	}
-	cs, err := n.ctx.acquireClock(resolved, qos, n.info())
-	if err != nil {
-		return err
 	}
 	n.clockSub = cs
 	return nil
@@ -152,7 +191,7 @@ func (n *Node) InstallRosTimeSourceOn(topic string) error {
 // installed (once no other node of the context listens) and the clock keeps
 // the last simulated time. It is what use_sim_time=false does.
 func (n *Node) RemoveRosTimeSource() {
-	n.simMu.Lock()
+	n.live().simMu.Lock()
 	defer n.simMu.Unlock()
 	if n.clockSub != nil {
 		n.ctx.releaseClock(n.clockSub)
@@ -163,7 +202,7 @@ func (n *Node) RemoveRosTimeSource() {
 // RosTimeSourceTopic returns the topic of the node's installed time source,
 // or "" when it has none.
 func (n *Node) RosTimeSourceTopic() string {
-	n.simMu.Lock()
+	n.live().simMu.Lock()
 	defer n.simMu.Unlock()
 	if n.clockSub == nil {
 		return ""
@@ -173,15 +212,15 @@ func (n *Node) RosTimeSourceTopic() string {
 
 // clockQoSFor declares (once) the read-only QoS override parameters of the
 // clock subscription and applies them.
-func (n *Node) clockQoSFor(topic string) (QoS, error) {
+func (n *Node) clockQoSFor(topic string, ps paramDeclarer) (QoS, error) {
 	q := n.cfg.clockQoS
 	prefix := "qos_overrides." + topic + ".subscription."
 	decl := func(name string, def ParameterValue) (ParameterValue, error) {
 		full := prefix + name
-		if n.params.Has(full) {
-			return n.params.Get(full)
+		if ps.Has(full) {
+			return ps.Get(full)
 		}
-		return n.params.Declare(full, def, param.Descriptor{ReadOnly: true,
+		return ps.Declare(full, def, param.Descriptor{ReadOnly: true,
 			Description: "QoS override for the " + topic + " time source subscription (read-only: give it at startup)"})
 	}
 	// choose reads one policy parameter and maps its value by name.
@@ -238,37 +277,48 @@ func policyValues[K ~uint8](names map[K]string) map[string]uint8 {
 	return out
 }
 
-// onUseSimTime records the wanted state after a successful change of
-// use_sim_time. It runs inside the parameter store (which must not be
-// re-entered), so the node applies it with reconcileSimTime once the set
-// has returned.
-func (n *Node) onUseSimTime(ps []Parameter) {
-	for _, p := range ps {
-		if p.Name == UseSimTimeParameter {
-			on, _ := p.Value.Bool()
-			n.simWanted.Store(on)
+// applyParams is the apply phase of every parameter transaction of the
+// node (param.Options.Apply): after the validators accepted and before
+// anything is committed, a change of use_sim_time installs or removes the
+// /clock time source. A source that cannot be installed refuses the whole
+// set with the reason, and the QoS parameters it would have declared are
+// dropped with it; use_sim_time keeps its value. It runs inside the
+// transaction, so post-set callbacks already see the new time source.
+func (n *Node) applyParams(tx *param.Txn, changed []Parameter) error {
+	was, _ := n.params.Get(UseSimTimeParameter) // the committed value (NOT_SET while declaring)
+	cur, _ := was.Bool()
+	for _, p := range changed {
+		if p.Name != UseSimTimeParameter {
+			continue
 		}
+		on, ok := p.Value.Bool()
+		if !ok {
+			// Validators refuse other types; an undeclaration (of one
+			// auto-declared from an override) does not run them.
+			return fmt.Errorf("parameter '%s' is reserved: it must stay a bool", UseSimTimeParameter)
+		}
+		if on == cur {
+			continue
+		}
+		if on {
+			if err := n.followClock(tx); err != nil {
+				return err
+			}
+		} else {
+			n.RemoveRosTimeSource()
+		}
+		cur = on
 	}
+	return nil
 }
 
-// reconcileSimTime installs or removes the /clock source to match
-// use_sim_time.
-func (n *Node) reconcileSimTime() error {
-	n.simApply.Lock()
-	defer n.simApply.Unlock()
-	want := n.simWanted.Load()
-	if want == n.simOn {
-		return nil
+// followClock installs the /clock time source for use_sim_time=true; its
+// error names the parameter and reads as a set's refusal reason.
+func (n *Node) followClock(ps paramDeclarer) error {
+	if err := n.installTimeSource(DefaultClockTopic, ps); err != nil {
+		return fmt.Errorf("%s=true: cannot install the %s time source: %s", UseSimTimeParameter, DefaultClockTopic,
+			strings.TrimPrefix(err.Error(), "nros: "))
 	}
-	if want {
-		if err := n.InstallRosTimeSource(); err != nil {
-			n.log.Error("use_sim_time: cannot install the /clock time source", "err", err)
-			return err
-		}
-	} else {
-		n.RemoveRosTimeSource()
-	}
-	n.simOn = want
 	return nil
 }
 

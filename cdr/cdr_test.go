@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -415,4 +416,57 @@ func TestPrimitiveSize(t *testing.T) {
 		PrimitiveSize[uint64]() != 8 || PrimitiveSize[float64]() != 8 {
 		t.Fatal("wrong sizes")
 	}
+}
+
+func TestWString(t *testing.T) {
+	for _, s := range []string{"", "Hello world!", "Hellö wörld!", "ハローワールド", "a😀b"} {
+		e := NewEncoder(nil, true)
+		e.WriteUint8(7)
+		e.WriteWString(s)
+		d, err := NewDecoder(e.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.ReadUint8()
+		if got := d.ReadWString(-1); got != s || d.Err() != nil {
+			t.Errorf("%q: got %q, %v", s, got, d.Err())
+		}
+		if d.Remaining() != 0 {
+			t.Errorf("%q: %d bytes left", s, d.Remaining())
+		}
+	}
+	e := NewEncoder(nil, true)
+	e.WriteWString("a😀")
+	if want := "00010000 03000000 61000000 3dd80000 00de0000"; hexWords(e.Bytes()) != want {
+		t.Errorf("layout %s, want %s", hexWords(e.Bytes()), want)
+	}
+	d, _ := NewDecoder(e.Bytes())
+	if d.ReadWString(2); !errors.Is(d.Err(), ErrTooLong) {
+		t.Errorf("bound: %v", d.Err())
+	}
+	d, _ = NewDecoder([]byte{0, 1, 0, 0, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0})
+	if d.ReadWString(-1); !errors.Is(d.Err(), ErrTooLong) {
+		t.Errorf("lying length: %v", d.Err())
+	}
+}
+
+func TestEncoderFail(t *testing.T) {
+	e := NewEncoder(nil, true)
+	e.Fail("string", "too long")
+	e.Fail("second", "")
+	if !errors.Is(e.Err(), ErrTooLong) || !strings.Contains(e.Err().Error(), "string") {
+		t.Errorf("Err = %v", e.Err())
+	}
+	e.Reset(nil, true)
+	if e.Err() != nil {
+		t.Errorf("Reset kept %v", e.Err())
+	}
+}
+
+func hexWords(b []byte) string {
+	var parts []string
+	for i := 0; i < len(b); i += 4 {
+		parts = append(parts, fmt.Sprintf("%x", b[i:min(i+4, len(b))]))
+	}
+	return strings.Join(parts, " ")
 }

@@ -90,7 +90,11 @@ func (d *Decoder) take(align, n int, what string) []byte {
 	start := d.pos
 	p := d.pos
 	if align > 1 {
-		p += (align - (p-d.origin)%align) % align
+		if align&(align-1) == 0 { // 2, 4, 8: every CDR alignment
+			p += -(p - d.origin) & (align - 1)
+		} else {
+			p += (align - (p-d.origin)%align) % align
+		}
 	}
 	if n < 0 || p > len(d.data) || n > len(d.data)-p {
 		d.fail(ErrTruncated, start, what, "")

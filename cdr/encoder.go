@@ -12,6 +12,7 @@ type Encoder struct {
 	buf    []byte
 	origin int // index in buf that alignment is measured from
 	le     bool
+	err    error
 }
 
 // NewEncoder returns an Encoder that appends an encapsulation header and then
@@ -30,6 +31,7 @@ func (e *Encoder) Reset(buf []byte, littleEndian bool) {
 	e.buf = append(buf, h[:]...)
 	e.origin = len(e.buf)
 	e.le = littleEndian
+	e.err = nil
 }
 
 // ResetBody starts encoding without an encapsulation header: values are
@@ -38,7 +40,29 @@ func (e *Encoder) ResetBody(buf []byte, littleEndian bool) {
 	e.buf = buf
 	e.origin = len(buf)
 	e.le = littleEndian
+	e.err = nil
 }
+
+// Fail records that the value being encoded is invalid for its type (a
+// string or sequence longer than its bound), unless an error is already
+// recorded. Encoding carries on; callers that care check Err.
+func (e *Encoder) Fail(what, detail string) {
+	if e.err == nil {
+		e.err = &Error{Err: ErrTooLong, Offset: len(e.buf) - e.origin, What: what, Detail: detail}
+	}
+}
+
+// Invalid records, like Fail, a value the type cannot carry, with the
+// sentinel ErrInvalid (e.g. a dynamic message field of the wrong Go type).
+func (e *Encoder) Invalid(what, detail string) {
+	if e.err == nil {
+		e.err = &Error{Err: ErrInvalid, Offset: len(e.buf) - e.origin, What: what, Detail: detail}
+	}
+}
+
+// Err returns the first error recorded by Fail or Invalid since the last
+// Reset.
+func (e *Encoder) Err() error { return e.err }
 
 // Bytes returns the buffer: whatever buf held before Reset, then the header
 // (if any), then the encoded body. It aliases the encoder's storage until

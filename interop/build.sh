@@ -15,9 +15,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$here/src
 out=${1:-$here/build}
 # needed to compile; then tools the harness uses at run time (netns: ip,
-# UDPLoss: nft) and Fast DDS's CLI, installed when possible but optional
+# UDPLoss: nft), Fast DDS's CLI, and ROS 2's test interface files (the
+# generator's test runs over them; it fails in CI without them), installed
+# when possible but optional here
 required="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev gcc g++"
-optional="fastdds-tools iproute2 nftables"
+optional="fastdds-tools iproute2 nftables ros2-test-interface-files"
 programs="clockpub clocksub chatterpub chattersub pingpong"
 
 say() { echo "build.sh: $*" >&2; }

@@ -29,7 +29,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -181,7 +180,7 @@ func Start(t testing.TB, name string, args ...string) *Proc {
 	p.cmd = exec.Command(filepath.Join(dir, name), args...)
 	p.cmd.Env = peerEnv()
 	p.cmd.Stderr = stderrWriter{p}
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd.SysProcAttr = groupAttr()
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatalf("interop: %s: %v", name, err)
@@ -370,7 +369,7 @@ func (p *Proc) Kill() {
 		return
 	default:
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(p.cmd)
 	<-p.done
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 func benchCodec(b *testing.B, m msg.Message, fresh msg.Message, size int) {
-	buf := make([]byte, 0, size+64)
+	buf := make([]byte, 0, size+1024)
 	b.Run("Marshal", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(size))

@@ -25,6 +25,22 @@ func Marshal(m Message, littleEndian bool, buf []byte) []byte {
 	return out
 }
 
+// MarshalChecked is Marshal that also reports a value the type cannot
+// carry: a string or sequence longer than the bound of its field. The
+// returned bytes are then not a valid sample of the type.
+func MarshalChecked(m Message, littleEndian bool, buf []byte) ([]byte, error) {
+	e := encoders.Get().(*cdr.Encoder)
+	e.Reset(buf, littleEndian)
+	m.MarshalCDR(e)
+	out, err := e.Bytes(), e.Err()
+	e.ResetBody(nil, true)
+	encoders.Put(e)
+	if err != nil {
+		return out, fmt.Errorf("%s: %w", m.TypeName(), err)
+	}
+	return out, nil
+}
+
 // Unmarshal decodes a serialized sample (encapsulation header included)
 // into m. Only plain XCDR1 (CDR_LE, CDR_BE) is accepted; PL_CDR and XCDR2
 // are rejected with an error naming the kind. Bytes after the message are

@@ -140,6 +140,15 @@ type Sample struct {
 	SourceTimestamp int64
 	// PublisherGID identifies the writer (a DDS GUID, zero-padded).
 	PublisherGID [16]byte
+	// Offload, when not nil, lets deliver hand the transport fn to run on
+	// the goroutine that received the sample, once the current hand-out of
+	// callbacks is over and after another goroutine has taken over that
+	// goroutine's duties: fn may then run long, or block, without holding
+	// up the transport. It reports whether fn was taken (at most one fn
+	// per received datagram). Transports that cannot offer it leave it nil.
+	// It is how a /clock sample runs the ROS timers it makes due without a
+	// hop to another goroutine.
+	Offload func(fn func()) bool
 }
 
 // Event reports something that happened to an endpoint outside the data flow.
@@ -173,6 +182,26 @@ type EndpointOptions struct {
 // Topic names are fully qualified ROS names ("/clock"); type names are ROS
 // type names ("rosgraph_msgs/msg/Clock"). Implementations map them to their
 // own conventions (e.g. "rt/clock" and "rosgraph_msgs::msg::dds_::Clock_").
+//
+// # No callback after Close
+//
+// A callback is a call of a subscription's deliver function or of an
+// endpoint's OnEvent function. Once Subscription.Close returns, no
+// callback of that subscription is running or will start; once
+// Publisher.Close returns, no OnEvent call of that publisher is running or
+// will start; once Transport.Close returns, no callback of any of its
+// endpoints is running or will start. Close waits for a callback that is
+// running on another goroutine.
+//
+// Close called from inside a callback (on the goroutine that runs it)
+// cannot wait for that callback, which is its own caller. Then Close
+// returns without waiting for the callback(s) the calling goroutine is
+// running, and it is still true that no new callback of the closed
+// endpoint(s) starts after Close returns; the calling callback finishes
+// after Close, when it returns. What else such a Close waits for is the
+// implementation's to say (rmw/rtps and rmw/intra document it); it never
+// deadlocks on its own caller. Because Close waits, it must not be called
+// while holding a lock that a callback of the closed endpoint takes.
 type Transport interface {
 	NewPublisher(node NodeInfo, topic, typeName string, qos QoS, opts EndpointOptions) (Publisher, error)
 	// NewSubscription registers deliver, which the transport calls on its own
@@ -180,7 +209,9 @@ type Transport interface {
 	// must not block for long (it holds up the transport); it may publish
 	// and may create or close endpoints.
 	NewSubscription(node NodeInfo, topic, typeName string, qos QoS, deliver func(Sample), opts EndpointOptions) (Subscription, error)
-	// Close releases every endpoint and resource. It is safe to call twice.
+	// Close releases every endpoint and resource. Once it returns no
+	// callback of the transport runs (see the type's documentation for a
+	// Close called from inside a callback). It is safe to call twice.
 	Close() error
 }
 
@@ -191,6 +222,9 @@ type Publisher interface {
 	Publish(data []byte) error
 	// MatchedSubscriptions returns how many readers are currently matched.
 	MatchedSubscriptions() int
+	// Close unmatches and releases the publisher. Once it returns, no
+	// OnEvent call of the publisher is running or will start (see
+	// Transport for a Close called from inside a callback).
 	Close() error
 }
 
@@ -198,5 +232,8 @@ type Publisher interface {
 type Subscription interface {
 	// MatchedPublishers returns how many writers are currently matched.
 	MatchedPublishers() int
+	// Close unmatches and releases the subscription. Once it returns, no
+	// deliver or OnEvent call of the subscription is running or will
+	// start (see Transport for a Close called from inside a callback).
 	Close() error
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -57,12 +56,10 @@ var bagInfoLocation = time.Local
 // bagInfo is `nros bag info PATH`: what `ros2 bag info` prints, with the
 // figures counted from the storage files.
 func (e *cliEnv) bagInfo(args []string) error {
-	fs := flag.NewFlagSet("nros bag info", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, "nros bag info PATH")
+	fs := newFlagSet("nros bag info", "nros bag info PATH")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	if len(pos) != 1 {
 		return usagef("want one PATH, got %d arguments", len(pos))

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -159,9 +158,7 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 	}
 	defer c.Shutdown()
 	pa := splitPlayArgs(rest)
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, "nros bag play PATH [--clock [HZ]] [--rate R] [--loop] [--start-paused] [--start-offset S]\n"+
+	fs := newFlagSet(prog, "nros bag play PATH [--clock [HZ]] [--rate R] [--loop] [--start-paused] [--start-offset S]\n"+
 		"       [--topics T...] [--exclude-topics T...] [--remap FROM:=TO...] [--delay S] [--read-ahead-queue-size N] [--ros-args ...]")
 	clockHz := fs.Float64("clock", 0, "publish /clock at this rate in Hz (a bare --clock: 40)")
 	rate := fs.Float64("rate", 1, "playback rate (2: twice as fast)")
@@ -179,7 +176,7 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 	fs.Var(new(listUsage), "remap", "FROM:=TO rename a topic (one or more values)")
 	pos, err := parseInterspersed(fs, pa.flags)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	if len(pos) == 0 && pa.listed {
 		if p := pa.takePathFromLists(); p != "" {

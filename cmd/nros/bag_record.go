@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"strings"
@@ -152,9 +151,7 @@ func (e *cliEnv) bagRecord(ctx context.Context, args []string) error {
 		return usageError{err.Error()}
 	}
 	defer c.Shutdown()
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, "nros bag record [-o DIR] [-s mcap|sqlite3] (TOPIC... | -a) [--use-sim-time] [--max-bag-duration S] [--max-bag-size B] [--ros-args ...]")
+	fs := newFlagSet(prog, "nros bag record [-o DIR] [-s mcap|sqlite3] (TOPIC... | -a) [--use-sim-time] [--max-bag-duration S] [--max-bag-size B] [--ros-args ...]")
 	out := fs.String("output", "", "bag directory to create (default rosbag2_YYYY_MM_DD-HH_MM_SS)")
 	fs.StringVar(out, "o", "", "short for --output")
 	storage := fs.String("storage", bag.StorageMCAP, "storage format: mcap or sqlite3")
@@ -170,7 +167,7 @@ func (e *cliEnv) bagRecord(ctx context.Context, args []string) error {
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	switch {
 	case *all && len(pos) > 0:

@@ -7,15 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
 
 // keyCommand maps what a terminal sends for a key to a player command:
 // space pause/resume, → play next, ↑/↓ rate ±10 %, q quit. It returns the
@@ -76,18 +68,11 @@ func formatProgress(start, end, now int64, paused bool, rate float64, width int)
 // that detaches everything.
 func (e *cliEnv) attachTerminal(p *player) func() {
 	out, ok := e.stdout.(*os.File)
-	if !ok || out != os.Stdout || !isTerminal(os.Stdin) || !isTerminal(os.Stdout) {
+	if !ok || out != os.Stdout || !isTerminal(os.Stdin.Fd()) || !isTerminal(os.Stdout.Fd()) {
 		return func() {}
 	}
-	fd := int(os.Stdin.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return func() {}
-	}
-	raw := *old
-	raw.Lflag &^= unix.ICANON | unix.ECHO
-	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
+	restore, ok := keysMode(os.Stdin.Fd())
+	if !ok {
 		return func() {}
 	}
 	cmds := make(chan playerCommand, 16)
@@ -161,6 +146,6 @@ func (e *cliEnv) attachTerminal(p *player) func() {
 	return func() {
 		close(stop)
 		<-drawn
-		unix.IoctlSetTermios(fd, unix.TCSETS, old)
+		restore()
 	}
 }

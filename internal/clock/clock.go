@@ -3,42 +3,63 @@
 // installed, with the classification of every change (first sample, forward,
 // backward, source switch) that timers need.
 //
+// Readings of the three clocks have distinct types (SteadyTime, SystemTime,
+// RosTime) so that a deadline on one clock cannot be compared with a reading
+// of another by mistake; the sources are values (Sources), carried by each
+// Context, never package variables.
+//
 // Nothing here runs a goroutine. Reading is lock-free and allocation-free;
-// writers (time sources and ClearRosTimeOverride) serialise on a mutex.
+// writers (time sources and ClearRosTimeOverride) serialise on a mutex, and
+// publish every change under a sequence counter so that a reader can take
+// the ROS time and the restart state as one consistent Snapshot.
 package clock
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Source reads a clock in int64 nanoseconds.
-type Source interface {
-	Now() int64
+// SteadyTime is a reading of the monotonic clock, in nanoseconds since an
+// arbitrary origin. It never steps.
+type SteadyTime int64
+
+// SystemTime is a reading of the system (wall) clock, in nanoseconds since
+// the UNIX epoch. It can step when the system time is set.
+type SystemTime int64
+
+// RosTime is a reading of ROS time, in nanoseconds since the UNIX epoch:
+// simulated time while a source drives it, system time otherwise.
+type RosTime int64
+
+// Sources are the steady and system clocks that one Context (and every
+// clock, timer and executor of it) reads.
+type Sources struct {
+	Steady func() SteadyTime
+	System func() SystemTime
 }
-
-// SourceFunc adapts a function to Source.
-type SourceFunc func() int64
-
-// Now calls f.
-func (f SourceFunc) Now() int64 { return f() }
-
-type systemSource struct{}
-
-func (systemSource) Now() int64 { return time.Now().UnixNano() }
-
-// System reads CLOCK_REALTIME as nanoseconds since the UNIX epoch.
-var System Source = systemSource{}
 
 var steadyBase = time.Now()
 
-type steadySource struct{}
+// DefaultSteady reads the process's monotonic clock.
+func DefaultSteady() SteadyTime { return SteadyTime(time.Since(steadyBase)) }
 
-func (steadySource) Now() int64 { return int64(time.Since(steadyBase)) }
+// DefaultSystem reads CLOCK_REALTIME.
+func DefaultSystem() SystemTime { return SystemTime(time.Now().UnixNano()) }
 
-// Steady reads the monotonic clock as nanoseconds since the process started.
-var Steady Source = steadySource{}
+// NewSources returns sources reading steady and system (nanoseconds); a nil
+// function stands for the real clock.
+func NewSources(steady, system func() int64) Sources {
+	s := Sources{Steady: DefaultSteady, System: DefaultSystem}
+	if steady != nil {
+		s.Steady = func() SteadyTime { return SteadyTime(steady()) }
+	}
+	if system != nil {
+		s.System = func() SystemTime { return SystemTime(system()) }
+	}
+	return s
+}
 
 // Mode bits of an Override.
 const (
@@ -62,6 +83,15 @@ const (
 	Switch
 	// Ignored: no source is attached, so the sample was not installed.
 	Ignored
+	// Rejected: the sample was negative (before the epoch), which no ROS
+	// clock can show; it was dropped and counted, the clock is unchanged.
+	Rejected
+	// Cleared: the override was cleared (ClearRosTimeOverride): ROS time is
+	// system time again. Timers see it as a source switch.
+	Cleared
+	// Detached: the last source was removed while a sample was in force;
+	// the last simulated time is kept, so the time does not change.
+	Detached
 )
 
 // String names the change.
@@ -77,6 +107,12 @@ func (c Change) String() string {
 		return "switch"
 	case Ignored:
 		return "ignored"
+	case Rejected:
+		return "rejected"
+	case Cleared:
+		return "cleared"
+	case Detached:
+		return "detached"
 	}
 	return "unknown"
 }
@@ -85,8 +121,22 @@ func (c Change) String() string {
 // period: a backward jump or a source switch. Epoch counts such events.
 type Restart struct {
 	Epoch uint64
-	At    int64 // ROS time (ns) of the landing point
+	At    RosTime // ROS time of the landing point
 }
+
+// Snapshot is the ROS time and the restart state read together: a reader
+// never sees a new time with an old restart epoch or the reverse.
+type Snapshot struct {
+	Now     RosTime // system time when no sample is in force
+	Epoch   uint64  // the restart epoch in force at Now
+	At      RosTime // the landing point of that restart
+	Started bool    // a sample is in force (Now is simulated time)
+	Active  bool    // a source is attached, or its last value is kept
+}
+
+// Driven reports whether the snapshot's time only moves on installs (a
+// sample is in force).
+func (s Snapshot) Driven() bool { return s.Started }
 
 // Waiter is an executor waiting for ROS time to reach a deadline.
 type Waiter struct {
@@ -95,6 +145,10 @@ type Waiter struct {
 	Deadline atomic.Int64
 	// C receives a token when ROS time reaches Deadline or a restart happens.
 	C chan struct{}
+	// Fn, when set, is called instead of sending on C, on the installing
+	// goroutine with no lock held, with the installer's offload function
+	// (see InstallOffload; nil when it has none). It must not block.
+	Fn func(offload func(func()) bool)
 }
 
 // NewWaiter returns a waiter with no deadline that signals on c (a
@@ -108,8 +162,14 @@ func NewWaiter(c chan struct{}) *Waiter {
 	return w
 }
 
-// Wake sends a token without blocking.
-func (w *Waiter) Wake() {
+// Wake signals the waiter without blocking.
+func (w *Waiter) Wake() { w.wake(nil) }
+
+func (w *Waiter) wake(offload func(func()) bool) {
+	if w.Fn != nil {
+		w.Fn(offload)
+		return
+	}
 	select {
 	case w.C <- struct{}{}:
 	default:
@@ -118,47 +178,78 @@ func (w *Waiter) Wake() {
 
 // Override is the ROS-time state of one context.
 type Override struct {
-	system Source
+	system func() SystemTime
 
+	// seq is odd while a writer changes value/mode/epoch/at: Snapshot
+	// readers retry. Now needs no retry: value and mode are each
+	// meaningful alone.
+	seq   atomic.Uint64
 	value atomic.Int64
 	mode  atomic.Uint32
+	epoch atomic.Uint64
+	at    atomic.Int64
 
-	restart atomic.Pointer[Restart]
-	waiters atomic.Pointer[[]*Waiter]
-	samples atomic.Uint64
+	waiters  atomic.Pointer[[]*Waiter]
+	samples  atomic.Uint64
+	rejected atomic.Uint64
+	stats    Tracker // guarded by mu; see stats.go
 
 	mu      sync.Mutex
 	sources int
-	epoch   uint64
 	// listeners are called, under mu, after every change other than
-	// NoChange/Ignored. Used for jump notifications and sleepers.
+	// NoChange/Ignored/Rejected. Used for jump notifications and sleepers.
 	listeners map[int]func(Change, int64, int64)
 	nextID    int
 }
 
-// NewOverride returns an inactive override that reads system from sys
-// (System when nil).
-func NewOverride(sys Source) *Override {
-	if sys == nil {
-		sys = System
+// NewOverride returns an inactive override that falls back to system (the
+// real system clock when nil).
+func NewOverride(system func() SystemTime) *Override {
+	if system == nil {
+		system = DefaultSystem
 	}
-	o := &Override{system: sys}
-	o.restart.Store(&Restart{})
+	o := &Override{system: system}
 	empty := []*Waiter{}
 	o.waiters.Store(&empty)
 	return o
 }
 
-// SystemSource returns the system source the override falls back to.
-func (o *Override) SystemSource() Source { return o.system }
+// System reads the system clock the override falls back to.
+func (o *Override) System() SystemTime { return o.system() }
 
 // Now returns the ROS time: the installed value once a sample is in force,
 // else system time. It does not allocate and takes no lock.
-func (o *Override) Now() int64 {
+func (o *Override) Now() RosTime {
 	if o.mode.Load()&modeStarted != 0 {
-		return o.value.Load()
+		return RosTime(o.value.Load())
 	}
-	return o.system.Now()
+	return RosTime(o.system())
+}
+
+// Snapshot returns the ROS time and the restart state as one consistent
+// reading. It does not allocate and takes no lock.
+func (o *Override) Snapshot() Snapshot {
+	for spins := 0; ; spins++ {
+		s1 := o.seq.Load()
+		if s1&1 == 0 {
+			mode := o.mode.Load()
+			v := o.value.Load()
+			ep := o.epoch.Load()
+			at := o.at.Load()
+			if o.seq.Load() == s1 {
+				s := Snapshot{Epoch: ep, At: RosTime(at), Started: mode&modeStarted != 0, Active: mode&modeActive != 0}
+				if s.Started {
+					s.Now = RosTime(v)
+				} else {
+					s.Now = RosTime(o.system())
+				}
+				return s
+			}
+		}
+		if spins > 8 {
+			runtime.Gosched() // a writer was preempted mid-update
+		}
+	}
 }
 
 // Active reports whether a time source is installed, or the last value of
@@ -175,8 +266,14 @@ func (o *Override) Driven() bool { return o.mode.Load() == modeActive|modeStarte
 // Samples counts the samples installed.
 func (o *Override) Samples() uint64 { return o.samples.Load() }
 
+// Rejected counts the samples refused because they were negative.
+func (o *Override) Rejected() uint64 { return o.rejected.Load() }
+
 // LastRestart returns the latest restart event.
-func (o *Override) LastRestart() Restart { return *o.restart.Load() }
+func (o *Override) LastRestart() Restart {
+	s := o.Snapshot()
+	return Restart{Epoch: s.Epoch, At: s.At}
+}
 
 // Attach registers a time source: from now on samples are installed. Before
 // the first sample, Now keeps reading system time.
@@ -184,7 +281,9 @@ func (o *Override) Attach() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.sources++
+	o.seq.Add(1)
 	o.mode.Store(o.mode.Load() | modeActive)
+	o.seq.Add(1)
 }
 
 // Detach unregisters a time source. When the last one goes, samples stop
@@ -197,8 +296,15 @@ func (o *Override) Detach() {
 		return
 	}
 	o.sources--
-	if o.sources == 0 && o.mode.Load()&modeStarted == 0 {
-		o.mode.Store(0)
+	if o.sources == 0 {
+		if o.mode.Load()&modeStarted == 0 {
+			o.seq.Add(1)
+			o.mode.Store(0)
+			o.seq.Add(1)
+		} else {
+			v := o.value.Load()
+			o.notifyLocked(Detached, v, v)
+		}
 	}
 }
 
@@ -210,16 +316,28 @@ func (o *Override) Sources() int {
 }
 
 // Install sets the ROS time to ns, as a /clock sample does, and returns how
-// it classifies. With no source attached the sample is ignored.
-func (o *Override) Install(ns int64) Change {
+// it classifies. With no source attached the sample is ignored; a negative
+// sample is rejected (and counted) and changes nothing.
+func (o *Override) Install(ns RosTime) Change { return o.InstallOffload(ns, nil) }
+
+// InstallOffload is Install from a goroutine that can run work handed to it
+// once it is done installing (rmw.Sample.Offload): the waiters the sample
+// wakes may hand it the due callbacks instead of waking another goroutine.
+func (o *Override) InstallOffload(ns RosTime, offload func(func()) bool) Change {
 	o.mu.Lock()
 	if o.sources == 0 {
 		o.mu.Unlock()
 		return Ignored
 	}
+	if ns < 0 {
+		o.rejected.Add(1)
+		o.mu.Unlock()
+		return Rejected
+	}
 	o.samples.Add(1)
+	o.observeLocked(int64(ns)) // source statistics (stats.go)
 	mode := o.mode.Load()
-	old := o.value.Load()
+	old := RosTime(o.value.Load())
 	var ch Change
 	switch {
 	case mode&modeStarted == 0:
@@ -234,17 +352,19 @@ func (o *Override) Install(ns int64) Change {
 	}
 	prevNow := old
 	if ch == Switch {
-		prevNow = o.system.Now()
+		prevNow = RosTime(o.system())
 	}
-	o.value.Store(ns)
+	o.seq.Add(1)
+	o.value.Store(int64(ns))
 	if ch != Forward {
-		o.epoch++
-		o.restart.Store(&Restart{Epoch: o.epoch, At: ns})
+		o.epoch.Add(1)
+		o.at.Store(int64(ns))
 	}
 	o.mode.Store(modeActive | modeStarted)
-	o.notifyLocked(ch, prevNow, ns)
+	o.seq.Add(1)
+	o.notifyLocked(ch, int64(prevNow), int64(ns))
 	o.mu.Unlock()
-	o.wake(ch != Forward, ns)
+	o.wake(ch != Forward, ns, offload)
 	return ch
 }
 
@@ -259,18 +379,27 @@ func (o *Override) Clear() {
 		return
 	}
 	prev := o.value.Load()
+	at := RosTime(o.system())
+	o.seq.Add(1)
 	if o.sources > 0 {
 		o.mode.Store(modeActive)
 	} else {
 		o.mode.Store(0)
 	}
-	o.value.Store(0)
-	at := o.system.Now()
-	o.epoch++
-	o.restart.Store(&Restart{Epoch: o.epoch, At: at})
-	o.notifyLocked(Switch, prev, at)
+	o.epoch.Add(1)
+	o.at.Store(int64(at))
+	o.seq.Add(1)
+	o.notifyLocked(Cleared, prev, int64(at))
 	o.mu.Unlock()
-	o.wake(true, at)
+	o.wake(true, at, nil)
+}
+
+// Barrier returns once every install or clear that was under way when it
+// was called has finished, listeners included.
+func (o *Override) Barrier() {
+	o.mu.Lock()
+	//lint:ignore SA2001 waiting for the writers is the point
+	o.mu.Unlock()
 }
 
 // AddWaiter registers w to be woken by installs.
@@ -298,7 +427,11 @@ func (o *Override) RemoveWaiter(w *Waiter) {
 	o.waiters.Store(&n)
 }
 
-// AddListener registers fn, called after every change other than NoChange
+// Waiters returns the number of registered waiters (for leak checks).
+func (o *Override) Waiters() int { return len(*o.waiters.Load()) }
+
+// AddListener registers fn, called after every change other than NoChange,
+// Ignored and Rejected (so: Switch, Forward, Backward, Cleared, Detached)
 // with the change, the ROS time before and the ROS time after. fn runs on
 // the installing goroutine with the override's lock held: it must be quick
 // and must not call back into the override. It returns a function that
@@ -325,10 +458,10 @@ func (o *Override) notifyLocked(ch Change, before, after int64) {
 	}
 }
 
-func (o *Override) wake(all bool, now int64) {
+func (o *Override) wake(all bool, now RosTime, offload func(func()) bool) {
 	for _, w := range *o.waiters.Load() {
-		if all || now >= w.Deadline.Load() {
-			w.Wake()
+		if all || int64(now) >= w.Deadline.Load() {
+			w.wake(offload)
 		}
 	}
 }

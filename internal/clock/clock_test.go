@@ -1,17 +1,19 @@
 package clock
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 type fixed struct{ ns int64 }
 
-func (f *fixed) Now() int64 { return f.ns }
+func (f *fixed) now() SystemTime { return SystemTime(f.ns) }
 
 func TestInstallClassification(t *testing.T) {
 	sys := &fixed{ns: 1_700_000_000_000_000_000}
-	o := NewOverride(sys)
+	o := NewOverride(sys.now)
 	var seen []Change
 	o.AddListener(func(ch Change, before, after int64) { seen = append(seen, ch) })
 	steps := []struct {
@@ -28,9 +30,9 @@ func TestInstallClassification(t *testing.T) {
 		{"install", 100, NoChange, 100, true, true},
 		{"install", 150, Forward, 150, true, true},
 		{"install", 90, Backward, 90, true, true},
-		{"install", -5, Backward, -5, true, true}, // negative sim times are times too
-		{"detach", 0, 0, -5, true, true},          // last value kept
-		{"install", 500, Ignored, -5, true, true}, // nobody attached: not installed
+		{"install", -5, Rejected, 90, true, true}, // before the epoch: dropped, the clock keeps its value
+		{"detach", 0, 0, 90, true, true},          // last value kept
+		{"install", 500, Ignored, 90, true, true}, // nobody attached: not installed
 		{"clear", 0, 0, sys.ns, false, false},
 		{"attach", 0, 0, sys.ns, true, false},
 		{"install", 7, Switch, 7, true, true},
@@ -42,7 +44,7 @@ func TestInstallClassification(t *testing.T) {
 		var got Change
 		switch s.op {
 		case "install":
-			got = o.Install(s.v)
+			got = o.Install(RosTime(s.v))
 			if got != s.want {
 				t.Fatalf("step %d: install %d = %v, want %v", i, s.v, got, s.want)
 			}
@@ -53,16 +55,20 @@ func TestInstallClassification(t *testing.T) {
 		case "clear":
 			o.Clear()
 		}
-		if o.Now() != s.now || o.Active() != s.active || o.Started() != s.started {
+		if o.Now() != RosTime(s.now) || o.Active() != s.active || o.Started() != s.started {
 			t.Fatalf("step %d (%s): now=%d active=%v started=%v; want %d %v %v", i, s.op, o.Now(), o.Active(), o.Started(), s.now, s.active, s.started)
 		}
 	}
-	if len(seen) != 8 { // switch, forward, backward, backward, clear, switch, clear, switch
+	if o.Rejected() != 1 {
+		t.Fatalf("rejected %d, want 1", o.Rejected())
+	}
+	want := []Change{Switch, Forward, Backward, Detached, Cleared, Switch, Cleared, Switch, Detached}
+	if !slices.Equal(seen, want) {
 		t.Fatalf("listener saw %v", seen)
 	}
 	// A detach with no source attached is harmless, and a source that never
 	// delivered leaves the override inactive.
-	o2 := NewOverride(sys)
+	o2 := NewOverride(sys.now)
 	o2.Detach()
 	o2.Attach()
 	o2.Detach()
@@ -72,7 +78,7 @@ func TestInstallClassification(t *testing.T) {
 }
 
 func TestRestartEpochs(t *testing.T) {
-	o := NewOverride(&fixed{ns: 1e18})
+	o := NewOverride((&fixed{ns: 1e18}).now)
 	o.Attach()
 	r0 := o.LastRestart()
 	o.Install(10)
@@ -92,7 +98,7 @@ func TestRestartEpochs(t *testing.T) {
 }
 
 func TestWaitersWakeOnDeadlineOrRestart(t *testing.T) {
-	o := NewOverride(&fixed{ns: 1e18})
+	o := NewOverride((&fixed{ns: 1e18}).now)
 	o.Attach()
 	o.Install(100)
 	w := NewWaiter(nil)
@@ -135,7 +141,7 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := int64(0); i < 2000; i++ {
-				o.Install(i)
+				o.Install(RosTime(i))
 			}
 		}()
 		go func() {
@@ -165,10 +171,53 @@ func BenchmarkInstall(b *testing.B) {
 	o.Attach()
 	w := NewWaiter(nil)
 	o.AddWaiter(w)
-	v := int64(0)
+	v := RosTime(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		v++
 		o.Install(v)
+	}
+}
+
+// TestSnapshotIsConsistent: a clock that keeps jumping back (a looping bag)
+// must never show a reader a time from one jump with the restart of
+// another. Every install here lands below the one before (each is a
+// restart at its own value), so a consistent snapshot has Now == At; a torn
+// read (new time, old landing point, or the reverse) does not.
+func TestSnapshotIsConsistent(t *testing.T) {
+	o := NewOverride(nil)
+	o.Attach()
+	const n = 300_000
+	o.Install(n + 1)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		for v := RosTime(n); v > 0; v-- {
+			o.Install(v)
+		}
+	}()
+	var torn atomic.Int64
+	for r := 0; r < 2; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if s := o.Snapshot(); s.Now != s.At {
+					torn.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if torn.Load() != 0 {
+		t.Fatalf("%d torn snapshots", torn.Load())
 	}
 }

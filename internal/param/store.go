@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Errors returned by Store methods; test with errors.Is.
@@ -18,6 +19,12 @@ var (
 	ErrInvalidValue    = errors.New("invalid parameter value")
 	ErrReadOnly        = errors.New("parameter is read-only")
 	ErrInvalidName     = errors.New("invalid parameter name")
+	// ErrNestedTransaction is returned by Declare, Undeclare and (as the
+	// reason of a refused SetResult) the Set methods when they are called
+	// from inside a callback of a transaction of the same store: a
+	// validator, a post-set or event callback, or the Apply hook. rclcpp
+	// throws in that case; the change must be made after the set returns.
+	ErrNestedTransaction = errors.New("cannot set parameters from inside a parameter callback")
 )
 
 // SetResult is the outcome of a set, as rcl_interfaces/msg/SetParametersResult.
@@ -52,6 +59,20 @@ type Options struct {
 	// AutoDeclareFromOverrides declares every override at construction,
 	// with dynamic typing.
 	AutoDeclareFromOverrides bool
+	// Apply, when set, is a phase of every transaction that changes values
+	// (a set, a declaration with a value, an undeclaration): it runs after
+	// the validators accepted and before anything is committed, with the
+	// parameters being changed (NOT_SET for removed ones), and carries
+	// their effect out of the store (a node installs or removes its /clock
+	// time source for use_sim_time). An error refuses the whole
+	// transaction with the error's text as the reason and nothing is
+	// committed, so Apply must leave the world as it found it when it
+	// fails. The error's text should name the parameter: it is the reason
+	// of a refused set, and the error of a refused Declare (which is also
+	// ErrInvalidValue), as it is. Apply runs with the transaction held:
+	// Get returns the committed (old) values, and tx declares further
+	// parameters as part of the same transaction.
+	Apply func(tx *Txn, changed []Parameter) error
 }
 
 // CallbackHandle identifies a registered callback; pass it to RemoveCallback.
@@ -78,17 +99,33 @@ type eventCB struct {
 }
 
 // Store is one node's parameters. It is safe for concurrent use.
-// Modifications (Declare, Set*, Undeclare) are serialized, and their
-// callbacks run on the modifying goroutine while the store is locked for
-// other modifications: a callback may call Get/Has/List/Describe but must
-// not call Declare, Set*, Undeclare or Add*/RemoveCallback on the same
-// store (that would deadlock).
+//
+// Every modification (Declare, Set, SetParameters — one transaction per
+// parameter —, SetAtomically, Undeclare) is one transaction, and
+// transactions run one at a time: check the request against the
+// descriptors, run the validators on the proposed values, run the Apply
+// hook, commit, then run the post-set and event callbacks on the committed
+// values. Callbacks run on the modifying goroutine with no store lock held:
+// they may call Get, Has, List, Describe and Add*/RemoveCallback (a
+// callback added or removed takes effect with the next transaction). Get
+// returns the committed values, so the old ones during validation and
+// Apply and the new ones in post-set and event callbacks. A callback that
+// tries to change the store itself gets ErrNestedTransaction; another
+// goroutine that changes the store meanwhile waits for the transaction to
+// end and then runs its own.
 type Store struct {
 	allowUndeclared bool
 	overrides       map[string]Value
+	applyFn         func(*Txn, []Parameter) error
 
-	modMu  sync.Mutex   // serializes modifications and their callbacks
-	mu     sync.RWMutex // guards the fields below
+	// txMu is held for a whole transaction, callbacks included: it
+	// serialises transactions. owner is the goroutine id (see goid) of the
+	// goroutine holding txMu, 0 when none does.
+	txMu    sync.Mutex
+	owner   atomic.Uint64
+	waiting atomic.Int32 // goroutines in begin, for tests that need a waiter in place
+
+	mu     sync.RWMutex // guards the fields below; never held while user code runs
 	params map[string]*entry
 	nextID uint64
 	onSet  []onSetCB
@@ -97,11 +134,13 @@ type Store struct {
 }
 
 // NewStore returns a store with the given options. With
-// AutoDeclareFromOverrides, every override is declared (dynamically typed).
+// AutoDeclareFromOverrides, every override is declared (dynamically typed);
+// Apply is not run for them.
 func NewStore(opts Options) *Store {
 	s := &Store{
 		allowUndeclared: opts.AllowUndeclared,
 		overrides:       maps.Clone(opts.Overrides),
+		applyFn:         opts.Apply,
 		params:          map[string]*entry{},
 	}
 	if s.overrides == nil {
@@ -135,65 +174,29 @@ func (s *Store) Override(name string) (Value, bool) {
 //   - a statically typed parameter with no default and no override is
 //     declared uninitialized: Get reports ErrUninitialized until it is set;
 //   - the initial value must satisfy the descriptor's range and be
-//     accepted by the on-set validators (ErrInvalidValue);
+//     accepted by the on-set validators and the Apply hook
+//     (ErrInvalidValue);
 //   - on success with a value, the post-set and event callbacks run.
 //
-// Read-only does not stop the initial value, only later Sets.
+// Read-only does not stop the initial value, only later Sets. Called from
+// a callback of this store, it returns ErrNestedTransaction.
 func (s *Store) Declare(name string, def Value, d Descriptor) (Value, error) {
-	if name == "" {
-		return Value{}, fmt.Errorf("%w: parameter name must not be empty", ErrInvalidName)
+	if err := s.begin(); err != nil {
+		return Value{}, fmt.Errorf("%w (declaring '%s')", err, name)
 	}
-	if err := d.validate(); err != nil {
-		return Value{}, fmt.Errorf("parameter '%s': %w: %v", name, ErrInvalidValue, err)
-	}
-	s.modMu.Lock()
-	defer s.modMu.Unlock()
-	if _, ok := s.lookup(name); ok {
-		return Value{}, fmt.Errorf("%w: parameter '%s' has already been declared", ErrAlreadyDeclared, name)
-	}
-	d = d.clone()
-	d.Name = name
-	initial := def
-	ov, hasOverride := s.overrides[name]
-	if hasOverride {
-		initial = ov
-	}
-	if !d.DynamicTyping {
-		if d.Type == TypeNotSet {
-			d.Type = def.typ
+	defer s.end()
+	tx := s.newTxn()
+	initial, err := tx.declare(name, def, d)
+	if err != nil || !initial.IsSet() {
+		if err == nil {
+			s.commit(tx)
 		}
-		if d.Type == TypeNotSet {
-			return Value{}, fmt.Errorf("%w: cannot declare statically typed parameter '%s' without a type or a default value", ErrInvalidType, name)
-		}
-		if def.typ != TypeNotSet && def.typ != d.Type {
-			return Value{}, fmt.Errorf("%w: parameter '%s' is of type %s but its default value is %s", ErrInvalidType, name, d.Type, def.typ)
-		}
-		if initial.typ != TypeNotSet && initial.typ != d.Type {
-			src := "value"
-			if hasOverride {
-				src = "override"
-			}
-			return Value{}, fmt.Errorf("%w: parameter '%s' wants type %s, but its %s is %s (%s)", ErrInvalidType, name, d.Type, src, initial.typ, initial.ValueString())
-		}
-	} else {
-		d.Type = initial.typ
+		return initial, err
 	}
-	if reason := d.checkRange(name, initial); reason != "" {
-		return Value{}, fmt.Errorf("%w: %s", ErrInvalidValue, reason)
+	if err := s.apply(tx); err != nil {
+		return Value{}, applyError{err}
 	}
-	ps := []Parameter{{Name: name, Value: initial}}
-	if initial.IsSet() {
-		if r := s.validate(ps); !r.Successful {
-			return Value{}, fmt.Errorf("%w: parameter '%s' rejected: %s", ErrInvalidValue, name, r.Reason)
-		}
-	}
-	s.mu.Lock()
-	s.params[name] = &entry{value: initial, desc: d}
-	s.mu.Unlock()
-	if initial.IsSet() {
-		s.runPost(ps)
-		s.runEvents(Event{New: ps}) // rclcpp reports no new parameter for an uninitialized one
-	}
+	s.commit(tx)
 	return initial, nil
 }
 
@@ -210,11 +213,15 @@ func (s *Store) Has(name string) bool {
 	return ok
 }
 
-// Get returns the value of a declared parameter. An undeclared name is
-// ErrNotDeclared (or NOT_SET and no error with AllowUndeclared); a
+// Get returns the (committed) value of a declared parameter. An undeclared
+// name is ErrNotDeclared (or NOT_SET and no error with AllowUndeclared); a
 // statically typed parameter without a value is ErrUninitialized.
 func (s *Store) Get(name string) (Value, error) {
 	e, ok := s.lookup(name)
+	return s.valueOf(name, e, ok)
+}
+
+func (s *Store) valueOf(name string, e *entry, ok bool) (Value, error) {
 	if !ok {
 		if s.allowUndeclared {
 			return Value{}, nil
@@ -239,8 +246,9 @@ func (s *Store) Set(name string, v Value) SetResult {
 	return s.SetAtomically([]Parameter{{Name: name, Value: v}})
 }
 
-// SetParameters sets each parameter on its own (as the set_parameters
-// service does) and returns one result per parameter.
+// SetParameters sets each parameter in its own transaction (as the
+// set_parameters service and rclcpp do) and returns one result per
+// parameter.
 func (s *Store) SetParameters(ps []Parameter) []SetResult {
 	out := make([]SetResult, len(ps))
 	for i, p := range ps {
@@ -249,36 +257,29 @@ func (s *Store) SetParameters(ps []Parameter) []SetResult {
 	return out
 }
 
-type change struct {
-	p    Parameter
-	kind int // 0 new, 1 changed, 2 deleted
-	desc Descriptor
-}
-
-// SetAtomically sets all parameters or none. For each parameter, in order:
-// the name must be non-empty; an undeclared name is refused unless
-// AllowUndeclared (then it is declared with dynamic typing); a read-only
-// parameter is refused; NOT_SET undeclares a dynamically typed parameter
-// and is refused for a statically typed one; a value of another type is
-// refused unless dynamic typing; ranges are enforced. Then the on-set
-// validators run (newest first) with the whole list; the first rejection
-// rejects the set with its reason. On success the values are stored, then
-// post-set callbacks and event callbacks run.
+// SetAtomically sets all parameters or none, in one transaction. For each
+// parameter, in order: the name must be non-empty; an undeclared name is
+// refused unless AllowUndeclared (then it is declared with dynamic typing);
+// a read-only parameter is refused; NOT_SET undeclares a dynamically typed
+// parameter and is refused for a statically typed one; a value of another
+// type is refused unless dynamic typing; ranges are enforced. Then the
+// on-set validators run (newest first) with the whole list; the first
+// rejection rejects the set with its reason. Then the Apply hook runs with
+// the changes; its error rejects the set with the error as the reason. On
+// success the values are committed, then post-set callbacks and event
+// callbacks run. Called from a callback of this store, it is refused with
+// ErrNestedTransaction's text as the reason.
 func (s *Store) SetAtomically(ps []Parameter) SetResult {
-	s.modMu.Lock()
-	defer s.modMu.Unlock()
-	var changes []change
-	staged := map[string]*entry{}
+	if err := s.begin(); err != nil {
+		return SetResult{Reason: err.Error()}
+	}
+	defer s.end()
+	tx := s.newTxn()
 	for _, p := range ps {
 		if p.Name == "" {
 			return SetResult{Reason: "parameter name must not be empty"}
 		}
-		cur, declared := staged[p.Name]
-		if !declared {
-			cur, declared = s.lookup(p.Name)
-		} else if cur == nil {
-			declared = false // deleted earlier in this same request
-		}
+		cur, declared := tx.lookup(p.Name)
 		if !declared {
 			if !s.allowUndeclared {
 				return SetResult{Reason: fmt.Sprintf("parameter '%s' cannot be set because it was not declared", p.Name)}
@@ -286,9 +287,7 @@ func (s *Store) SetAtomically(ps []Parameter) SetResult {
 			if !p.Value.IsSet() {
 				continue
 			}
-			d := Descriptor{Name: p.Name, Type: p.Value.typ, DynamicTyping: true}
-			staged[p.Name] = &entry{value: p.Value, desc: d}
-			changes = append(changes, change{p: p, kind: 0, desc: d})
+			tx.stage(change{p: p, desc: Descriptor{Name: p.Name, Type: p.Value.typ, DynamicTyping: true}, post: true})
 			continue
 		}
 		if cur.desc.ReadOnly {
@@ -298,8 +297,7 @@ func (s *Store) SetAtomically(ps []Parameter) SetResult {
 			if !cur.desc.DynamicTyping {
 				return SetResult{Reason: fmt.Sprintf("parameter '%s' cannot be undeclared because it is statically typed", p.Name)}
 			}
-			staged[p.Name] = nil
-			changes = append(changes, change{p: p, kind: 2})
+			tx.stage(change{p: p, deleted: true, post: true})
 			continue
 		}
 		if !cur.desc.DynamicTyping && p.Value.typ != cur.desc.Type {
@@ -312,49 +310,31 @@ func (s *Store) SetAtomically(ps []Parameter) SetResult {
 		if d.DynamicTyping {
 			d.Type = p.Value.typ
 		}
-		staged[p.Name] = &entry{value: p.Value, desc: d}
-		changes = append(changes, change{p: p, kind: 1, desc: d})
+		tx.stage(change{p: p, desc: d, post: true})
 	}
-	if len(changes) == 0 {
+	if len(tx.changes) == 0 {
 		return SetResult{Successful: true}
 	}
 	if r := s.validate(ps); !r.Successful {
 		return r
 	}
-	var ev Event
-	s.mu.Lock()
-	for _, c := range changes {
-		switch {
-		case c.kind == 2:
-			if _, ok := s.params[c.p.Name]; ok {
-				delete(s.params, c.p.Name)
-				ev.Deleted = append(ev.Deleted, c.p)
-			}
-		default:
-			if _, ok := s.params[c.p.Name]; ok {
-				ev.Changed = append(ev.Changed, c.p)
-			} else {
-				ev.New = append(ev.New, c.p)
-			}
-			s.params[c.p.Name] = &entry{value: c.p.Value, desc: c.desc}
-		}
+	if err := s.apply(tx); err != nil {
+		return SetResult{Reason: err.Error()}
 	}
-	s.mu.Unlock()
-	applied := make([]Parameter, len(changes))
-	for i, c := range changes {
-		applied[i] = c.p
-	}
-	s.runPost(applied)
-	s.runEvents(ev)
+	s.commit(tx)
 	return SetResult{Successful: true}
 }
 
 // Undeclare removes a declared parameter. Read-only and statically typed
-// parameters cannot be undeclared (as in rclcpp). Event callbacks see it
-// as deleted; validators and post-set callbacks are not run.
+// parameters cannot be undeclared (as in rclcpp). The Apply hook sees the
+// parameter as NOT_SET and may refuse; event callbacks see it as deleted;
+// validators and post-set callbacks are not run. Called from a callback of
+// this store, it returns ErrNestedTransaction.
 func (s *Store) Undeclare(name string) error {
-	s.modMu.Lock()
-	defer s.modMu.Unlock()
+	if err := s.begin(); err != nil {
+		return fmt.Errorf("%w (undeclaring '%s')", err, name)
+	}
+	defer s.end()
 	e, ok := s.lookup(name)
 	if !ok {
 		return fmt.Errorf("%w: parameter '%s' has not been declared", ErrNotDeclared, name)
@@ -365,10 +345,12 @@ func (s *Store) Undeclare(name string) error {
 	if !e.desc.DynamicTyping {
 		return fmt.Errorf("%w: cannot undeclare statically typed parameter '%s'", ErrInvalidType, name)
 	}
-	s.mu.Lock()
-	delete(s.params, name)
-	s.mu.Unlock()
-	s.runEvents(Event{Deleted: []Parameter{{Name: name}}})
+	tx := s.newTxn()
+	tx.stage(change{p: Parameter{Name: name}, deleted: true})
+	if err := s.apply(tx); err != nil {
+		return fmt.Errorf("parameter '%s' cannot be undeclared: %w", name, err)
+	}
+	s.commit(tx)
 	return nil
 }
 

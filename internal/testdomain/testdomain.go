@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -23,7 +22,7 @@ func Lock() (int, func(), error) {
 		if err != nil {
 			return 0, nil, fmt.Errorf("testdomain: %w", err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := tryLock(f); err != nil {
 			f.Close()
 			continue
 		}

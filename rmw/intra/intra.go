@@ -32,6 +32,27 @@
 // subscription. A deliver function may publish (on any topic, even its own)
 // and may create or close endpoints: no transport lock is held while it runs.
 //
+// # Close
+//
+// Once Subscription.Close returns, no deliver or OnEvent call of the
+// subscription is running or will start; once Publisher.Close returns, no
+// OnEvent call of the publisher is; once Transport.Close returns, no callback
+// of any of its endpoints is. Close marks the endpoint closed first (so no
+// new call starts), then waits for the calls in progress on other
+// goroutines. Events of a closed endpoint that were still queued are
+// dropped.
+//
+// A Close called from inside a callback, on the goroutine running it, cannot
+// wait for that callback. Go has no goroutine identity, so Close counts the
+// deliver calls of intra subscriptions on the calling goroutine's stack, k:
+// it returns once at most k deliver calls of the closed subscription are in
+// progress (exactly the waiting it can do when those k calls are deliveries
+// to that subscription, as when a deliver closes its own subscription). A
+// Close on a goroutine that is running an intra OnEvent function does not
+// wait for the OnEvent in progress. In every case no new callback of the
+// closed endpoint starts after Close returns, and the calling callback
+// finishes when it returns.
+//
 // # Durability
 //
 // A TransientLocal publisher keeps its last Depth samples (KeepLast) or its
@@ -39,7 +60,8 @@
 // matches it later, those samples are replayed to the subscription, oldest
 // first, before any newer sample; the replay is limited to the subscription's
 // own history (its Depth for KeepLast) and skips samples older than the
-// publisher's Lifespan. The replay runs on the goroutine that creates the
+// publisher's Lifespan, measured on the monotonic clock (WithSteady), never
+// on the system clock. The replay runs on the goroutine that creates the
 // subscription, before NewSubscription returns. Volatile subscriptions never
 // receive history. Deadline and liveliness take part in matching only.
 package intra
@@ -50,6 +72,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -74,10 +99,19 @@ var ErrClosed = errors.New("intra: closed")
 // Option configures a Transport made by New.
 type Option func(*Transport)
 
-// WithNow sets the source of SourceTimestamp (ns since the UNIX epoch) and of
-// lifespan checks. The default reads the system clock.
+// WithNow sets the source of SourceTimestamp (ns since the UNIX epoch). The
+// default reads the system clock. Lifespan is not measured on it (see
+// WithSteady).
 func WithNow(now func() int64) Option {
 	return func(t *Transport) { t.now = now }
+}
+
+// WithSteady sets the monotonic clock (ns from any origin, never going
+// back) on which the Lifespan of stored samples is measured. The default
+// is the process's monotonic clock, so stepping the system clock neither
+// expires nor revives samples.
+func WithSteady(now func() int64) Option {
+	return func(t *Transport) { t.steady = now }
 }
 
 // processPrefix makes GIDs unique across processes; transportSeq across
@@ -97,8 +131,12 @@ func init() {
 // make one with New. Several independent transports may coexist: endpoints of
 // different transports never match.
 type Transport struct {
-	now func() int64
-	id  uint32
+	now    func() int64 // wall clock: SourceTimestamp
+	steady func() int64 // monotonic clock: lifespan
+	// epoch, when set, is the origin of the default steady clock and says
+	// that now is the default too: one time.Now reading gives both.
+	epoch time.Time
+	id    uint32
 
 	mu        sync.Mutex // guards everything below and every endpoint's match lists
 	closed    bool
@@ -111,6 +149,13 @@ type Transport struct {
 	evMu     sync.Mutex // guards evq and draining; taken after mu, never held during OnEvent
 	evq      []pendingEvent
 	draining bool
+
+	// evRunning is the closed flag of the endpoint whose OnEvent is
+	// running (events run one at a time), or nil; Close waits on evDone
+	// (with evMu) until it no longer names the endpoint it closes.
+	evRunning atomic.Pointer[atomic.Bool]
+	evWaiters atomic.Int32
+	evDone    *sync.Cond
 }
 
 type counters struct{ published, delivered uint64 }
@@ -123,13 +168,19 @@ type topic struct {
 
 // New returns an empty, independent transport.
 func New(opts ...Option) *Transport {
+	epoch := time.Now()
 	t := &Transport{
-		now:    func() int64 { return time.Now().UnixNano() },
+		steady: func() int64 { return int64(time.Since(epoch)) },
 		id:     transportSeq.Add(1),
 		topics: make(map[string]*topic),
 	}
+	t.evDone = sync.NewCond(&t.evMu)
 	for _, o := range opts {
 		o(t)
+	}
+	if t.now == nil {
+		t.now = func() int64 { return time.Now().UnixNano() }
+		t.epoch = epoch
 	}
 	return t
 }
@@ -147,6 +198,16 @@ func Default() *Transport {
 }
 
 var _ rmw.Transport = (*Transport)(nil)
+
+// stamps reads the wall clock (ns since the UNIX epoch) and the monotonic
+// clock together: with the default clocks, from one time.Now reading.
+func (t *Transport) stamps() (wall, mono int64) {
+	if !t.epoch.IsZero() {
+		n := time.Now()
+		return n.UnixNano(), int64(n.Sub(t.epoch))
+	}
+	return t.now(), t.steady()
+}
 
 // newGID builds a DDS-style GUID: 8 bytes per process, 4 per transport, a
 // 3-byte entity counter and the RTPS entity kind (0x03 writer, 0x04 reader,
@@ -172,10 +233,13 @@ func validate(topicName, typeName string) error {
 	return nil
 }
 
-// pendingEvent is an event to dispatch once t.mu is released.
+// pendingEvent is an event to dispatch once t.mu is released. gate is the
+// closed flag of the endpoint whose OnEvent fn is: a closed endpoint's
+// events are dropped.
 type pendingEvent struct {
-	fn func(rmw.Event)
-	ev rmw.Event
+	gate *atomic.Bool
+	fn   func(rmw.Event)
+	ev   rmw.Event
 }
 
 // queueEvents appends evs to the transport's event queue, so that events are
@@ -203,8 +267,10 @@ func (t *Transport) drainEvents() {
 	done := false
 	defer func() {
 		if !done { // an OnEvent panicked: let later calls dispatch again
+			t.evRunning.Store(nil)
 			t.evMu.Lock()
 			t.draining = false
+			t.evDone.Broadcast()
 			t.evMu.Unlock()
 		}
 	}()
@@ -212,16 +278,56 @@ func (t *Transport) drainEvents() {
 		batch := t.evq
 		t.evq = nil
 		t.evMu.Unlock()
-		for _, e := range batch {
-			if e.fn != nil {
-				e.fn(e.ev)
-			}
+		for i := range batch {
+			t.runEvent(&batch[i])
 		}
 		t.evMu.Lock()
 	}
 	t.draining = false
 	done = true
 	t.evMu.Unlock()
+}
+
+// runEvent calls one OnEvent function unless its endpoint is closed. It
+// names the endpoint in evRunning before it reads the closed flag, and
+// Close sets the flag before it reads evRunning (both sequentially
+// consistent): either Close sees the call and waits for it, or the call
+// sees the flag and is dropped.
+func (t *Transport) runEvent(e *pendingEvent) {
+	if e.fn == nil {
+		return
+	}
+	t.evRunning.Store(e.gate)
+	if !e.gate.Load() {
+		e.fn(e.ev)
+	}
+	t.evRunning.Store(nil)
+	if t.evWaiters.Load() > 0 {
+		t.evMu.Lock()
+		t.evDone.Broadcast()
+		t.evMu.Unlock()
+	}
+}
+
+// waitEvents returns once no OnEvent of the endpoint whose closed flag is
+// gate (of any endpoint when gate is nil) is running, the flag(s) being set
+// already. A goroutine that is itself running an OnEvent of an intra
+// transport does not wait: that call may be its caller.
+func (t *Transport) waitEvents(gate *atomic.Bool) {
+	busy := func() bool {
+		r := t.evRunning.Load()
+		return r != nil && (gate == nil || r == gate)
+	}
+	if !busy() || framesOnStack(runEventName) > 0 {
+		return
+	}
+	t.evWaiters.Add(1)
+	t.evMu.Lock()
+	for busy() {
+		t.evDone.Wait()
+	}
+	t.evMu.Unlock()
+	t.evWaiters.Add(-1)
 }
 
 // pair decides whether p and s match; if not, it records the reason and
@@ -236,13 +342,13 @@ func (t *Transport) pair(p *Publisher, s *Subscription, evs *[]pendingEvent) boo
 	}
 	if policy == "" {
 		*evs = append(*evs,
-			pendingEvent{p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.gid)}},
-			pendingEvent{s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.gid)}})
+			pendingEvent{&p.closed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.gid)}},
+			pendingEvent{&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.gid)}})
 		return true
 	}
 	*evs = append(*evs,
-		pendingEvent{p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: policy, Remote: gidString(s.gid)}},
-		pendingEvent{s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: policy, Remote: gidString(p.gid)}})
+		pendingEvent{&p.closed, p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: policy, Remote: gidString(s.gid)}},
+		pendingEvent{&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: policy, Remote: gidString(p.gid)}})
 	return false
 }
 
@@ -306,6 +412,7 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topicName, typeName strin
 	}
 	qos = qos.Normalize()
 	s := &Subscription{t: t, node: node, topic: topicName, typeName: typeName, qos: qos, deliver: deliver, onEvent: opts.OnEvent}
+	s.idle = sync.NewCond(&s.idleMu)
 	type replay struct {
 		l    *link
 		hist []rmw.Sample
@@ -349,15 +456,19 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topicName, typeName strin
 }
 
 // Close closes every endpoint of the transport. Further Publish calls and
-// endpoint creations fail with ErrClosed. No events are raised. Close is
-// idempotent and always returns nil.
+// endpoint creations fail with ErrClosed. No events are raised. Once Close
+// returns, no deliver or OnEvent call of the transport's endpoints is
+// running or will start (with the exception for a Close from inside a
+// callback that the package documentation describes). Close is idempotent
+// and always returns nil.
 func (t *Transport) Close() error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.closed {
+		t.mu.Unlock()
 		return nil
 	}
 	t.closed = true
+	var subs []*Subscription
 	for _, tp := range t.topics {
 		for _, p := range tp.pubs {
 			p.closeLocked()
@@ -365,9 +476,15 @@ func (t *Transport) Close() error {
 		for _, s := range tp.subs {
 			s.closed.Store(true)
 			s.pubs = nil
+			subs = append(subs, s)
 		}
 	}
 	t.topics = map[string]*topic{}
+	t.mu.Unlock()
+	for _, s := range subs {
+		s.waitDeliveries()
+	}
+	t.waitEvents(nil)
 	return nil
 }
 
@@ -509,10 +626,9 @@ func (l *link) replay(hist []rmw.Sample) {
 	batch := hist
 	for {
 		for _, smp := range batch {
-			if l.sub.closed.Load() {
+			if !l.sub.invoke(smp) {
 				break
 			}
-			l.sub.deliver(smp)
 			l.pub.delivered.Add(1)
 		}
 		l.mu.Lock()
@@ -547,9 +663,16 @@ type Publisher struct {
 	// late-joining subscription sees each sample exactly once, either in its
 	// replay or live. Only TransientLocal publishers take it in Publish.
 	histMu  sync.Mutex
-	histCap int          // 0: no history kept
-	hist    []rmw.Sample // ring of up to histCap samples
-	histPos int          // index of the oldest sample once full
+	histCap int         // 0: no history kept
+	hist    []histEntry // ring of up to histCap samples
+	histPos int         // index of the oldest sample once full
+}
+
+// histEntry is a stored sample and when it was published on the
+// transport's monotonic clock (for Lifespan).
+type histEntry struct {
+	smp rmw.Sample
+	at  int64
 }
 
 var _ rmw.Publisher = (*Publisher)(nil)
@@ -569,16 +692,16 @@ func (p *Publisher) storeSnapshot() {
 func (p *Publisher) historyFor(qos rmw.QoS) []rmw.Sample {
 	n := len(p.hist)
 	out := make([]rmw.Sample, 0, n)
-	for i := 0; i < n; i++ {
-		out = append(out, p.hist[(p.histPos+i)%n])
-	}
+	cut := int64(math.MinInt64)
 	if p.qos.Lifespan > 0 {
-		cut := p.t.now() - int64(p.qos.Lifespan)
-		k := 0
-		for k < len(out) && out[k].SourceTimestamp < cut {
-			k++
+		// On the monotonic clock: stepping the system clock neither
+		// expires nor revives samples.
+		cut = p.t.steady() - int64(p.qos.Lifespan)
+	}
+	for i := 0; i < n; i++ {
+		if e := p.hist[(p.histPos+i)%n]; e.at >= cut {
+			out = append(out, e.smp)
 		}
-		out = out[k:]
 	}
 	if qos.History == rmw.KeepLast && len(out) > qos.Depth {
 		out = out[len(out)-qos.Depth:]
@@ -592,7 +715,13 @@ func (p *Publisher) Publish(data []byte) error {
 	if p.closed.Load() {
 		return ErrClosed
 	}
-	smp := rmw.Sample{Data: data, SourceTimestamp: p.t.now(), PublisherGID: p.gid}
+	var wall, mono int64
+	if p.histCap > 0 {
+		wall, mono = p.t.stamps()
+	} else {
+		wall = p.t.now()
+	}
+	smp := rmw.Sample{Data: data, SourceTimestamp: wall, PublisherGID: p.gid}
 	var links []*link
 	if p.histCap > 0 {
 		p.histMu.Lock()
@@ -600,8 +729,8 @@ func (p *Publisher) Publish(data []byte) error {
 			p.histMu.Unlock()
 			return ErrClosed
 		}
-		stored := smp
-		stored.Data = append([]byte(nil), data...)
+		stored := histEntry{smp: smp, at: mono}
+		stored.smp.Data = append([]byte(nil), data...)
 		if len(p.hist) < p.histCap {
 			p.hist = append(p.hist, stored)
 		} else {
@@ -622,8 +751,9 @@ func (p *Publisher) Publish(data []byte) error {
 		if l.replaying.Load() && l.enqueue(smp) {
 			continue
 		}
-		l.sub.deliver(smp)
-		n++
+		if l.sub.invoke(smp) {
+			n++
+		}
 	}
 	if n > 0 {
 		p.delivered.Add(n)
@@ -652,7 +782,10 @@ func (p *Publisher) MatchedSubscriptions() int {
 }
 
 // Close unmatches the publisher (matched subscriptions get EventUnmatched)
-// and makes further Publish calls fail with ErrClosed. It is idempotent.
+// and makes further Publish calls fail with ErrClosed. Once it returns, no
+// OnEvent call of the publisher is running or will start (but see the
+// package documentation for a Close from inside a callback). It is
+// idempotent.
 func (p *Publisher) Close() error {
 	t := p.t
 	var evs []pendingEvent
@@ -664,7 +797,7 @@ func (p *Publisher) Close() error {
 	for _, l := range p.links {
 		s := l.sub
 		s.pubs = remove(s.pubs, p)
-		evs = append(evs, pendingEvent{s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(p.gid)}})
+		evs = append(evs, pendingEvent{&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(p.gid)}})
 	}
 	p.closeLocked()
 	if tp := t.topics[p.topic]; tp != nil {
@@ -674,6 +807,7 @@ func (p *Publisher) Close() error {
 	t.queueEvents(evs)
 	t.mu.Unlock()
 	t.drainEvents()
+	t.waitEvents(&p.closed)
 	return nil
 }
 
@@ -720,6 +854,83 @@ type Subscription struct {
 
 	closed atomic.Bool
 	pubs   []*Publisher // matched publishers, guarded by t.mu
+
+	// inflight counts deliver calls in progress; Close waits on idle
+	// (with idleMu) for them.
+	inflight atomic.Int32
+	idleMu   sync.Mutex
+	idle     *sync.Cond
+}
+
+// invoke calls deliver unless s is closed and reports whether it did. It
+// counts itself in inflight before it reads the closed flag, and Close sets
+// the flag before it reads inflight (both sequentially consistent): either
+// Close sees the call and waits for it, or the call sees the flag.
+func (s *Subscription) invoke(smp rmw.Sample) bool {
+	s.inflight.Add(1)
+	defer s.leave()
+	if s.closed.Load() {
+		return false
+	}
+	s.deliver(smp)
+	return true
+}
+
+func (s *Subscription) leave() {
+	s.inflight.Add(-1)
+	if s.closed.Load() {
+		s.idleMu.Lock()
+		s.idle.Broadcast()
+		s.idleMu.Unlock()
+	}
+}
+
+// waitDeliveries returns once at most as many deliver calls of s run as
+// the calling goroutine is itself inside (Close from inside a deliver
+// cannot wait for its caller); s is closed already.
+func (s *Subscription) waitDeliveries() {
+	if s.inflight.Load() == 0 {
+		return
+	}
+	own := int32(framesOnStack(invokeName))
+	s.idleMu.Lock()
+	for s.inflight.Load() > own {
+		s.idle.Wait()
+	}
+	s.idleMu.Unlock()
+}
+
+// Names of the functions that call deliver and OnEvent functions: a frame
+// of one of them on a goroutine's stack means the goroutine is inside a
+// callback.
+var (
+	invokeName   = runtime.FuncForPC(reflect.ValueOf((*Subscription).invoke).Pointer()).Name()
+	runEventName = runtime.FuncForPC(reflect.ValueOf((*Transport).runEvent).Pointer()).Name()
+)
+
+// framesOnStack counts the frames of function name on the calling
+// goroutine's stack, inlined frames included. Go has no goroutine
+// identity; this is how Close tells a call from inside a callback. It is
+// only asked when Close would otherwise wait.
+func framesOnStack(name string) int {
+	var pcs [64]uintptr
+	n := 0
+	for skip := 2; ; skip += len(pcs) {
+		k := runtime.Callers(skip, pcs[:])
+		frames := runtime.CallersFrames(pcs[:k])
+		for {
+			f, more := frames.Next()
+			if f.Function == name {
+				n++
+			}
+			if !more {
+				break
+			}
+		}
+		if k < len(pcs) {
+			return n
+		}
+	}
 }
 
 var _ rmw.Subscription = (*Subscription)(nil)
@@ -735,9 +946,10 @@ func (s *Subscription) MatchedPublishers() int {
 }
 
 // Close unmatches the subscription (matched publishers get EventUnmatched).
-// Once Close returns, deliver is not called for samples published afterwards;
-// a Publish already running on another goroutine may still finish its call.
-// It is idempotent.
+// Once Close returns, no deliver or OnEvent call of the subscription is
+// running or will start: Close waits for deliver calls that Publish calls on
+// other goroutines are making (but see the package documentation for a
+// Close from inside a callback). It is idempotent.
 func (s *Subscription) Close() error {
 	t := s.t
 	var evs []pendingEvent
@@ -758,7 +970,7 @@ func (s *Subscription) Close() error {
 		p.links = links
 		p.storeSnapshot()
 		p.histMu.Unlock()
-		evs = append(evs, pendingEvent{p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(s.gid)}})
+		evs = append(evs, pendingEvent{&p.closed, p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(s.gid)}})
 	}
 	s.pubs = nil
 	if tp := t.topics[s.topic]; tp != nil {
@@ -768,5 +980,7 @@ func (s *Subscription) Close() error {
 	t.queueEvents(evs)
 	t.mu.Unlock()
 	t.drainEvents()
+	s.waitDeliveries()
+	t.waitEvents(&s.closed)
 	return nil
 }

@@ -268,24 +268,44 @@ func TestTransientLocalHistory(t *testing.T) {
 }
 
 func TestTransientLocalLifespan(t *testing.T) {
-	now := int64(1000)
-	tr := New(WithNow(func() int64 { return now }))
+	wall, steady := int64(1000), int64(0)
+	tr := New(WithNow(func() int64 { return wall }), WithSteady(func() int64 { return steady }))
 	defer tr.Close()
 	q := tlocal
 	q.Lifespan = 10 * time.Nanosecond
 	p := mustPub(t, tr, "/l", strType, q, nil)
 	for i := 1; i <= 5; i++ {
 		p.Publish(msg(i))
-		now += 5
+		wall += 5
+		steady += 5
 	}
-	// stamps 1000..1020, now 1025: samples older than 1015 are expired.
-	var r recorder
-	mustSub(t, tr, "/l", strType, tlocal, &r)
+	// Published at steady 0..20, now 25: samples older than 15 are expired.
+	join := func() *recorder {
+		var r recorder
+		s := mustSub(t, tr, "/l", strType, tlocal, &r)
+		s.Close()
+		return &r
+	}
+	r := join()
 	if got := r.seqs(); !reflect.DeepEqual(got, []int{4, 5}) {
 		t.Fatalf("got %v", got)
 	}
 	if !reflect.DeepEqual(r.stamps, []int64{1015, 1020}) {
 		t.Fatalf("stamps %v", r.stamps)
+	}
+	// Stepping the system clock an hour forward expires nothing, and
+	// two hours back revives nothing: lifespan is on the monotonic clock.
+	wall += int64(time.Hour)
+	if got := join().seqs(); !reflect.DeepEqual(got, []int{4, 5}) {
+		t.Fatalf("after a forward step of the system clock: got %v", got)
+	}
+	wall -= int64(2 * time.Hour)
+	if got := join().seqs(); !reflect.DeepEqual(got, []int{4, 5}) {
+		t.Fatalf("after a backward step of the system clock: got %v", got)
+	}
+	steady += 1
+	if got := join().seqs(); !reflect.DeepEqual(got, []int{5}) {
+		t.Fatalf("monotonic time passing: got %v", got)
 	}
 }
 
@@ -564,7 +584,8 @@ func TestTopicsAndEndpoints(t *testing.T) {
 }
 
 func TestDefault(t *testing.T) {
-	if Default() == nil || Default() != Default() {
+	d := Default()
+	if d == nil || Default() != d {
 		t.Fatal("Default not shared")
 	}
 	if Default() == New() {

@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -99,12 +100,18 @@ type Config struct {
 	GidSize int
 	// Logf, if set, receives diagnostics (lost sockets, send errors).
 	Logf func(format string, args ...any)
+	// Warnf receives problems the user should see: static peers
+	// (ROS_STATIC_PEERS) that cannot be parsed or resolved and are
+	// ignored, each message naming the entry. Nil means slog's default
+	// logger at level Warn.
+	Warnf func(format string, args ...any)
 }
 
 // ConfigFromEnv returns the default Config with ROS_DOMAIN_ID,
 // ROS_AUTOMATIC_DISCOVERY_RANGE (LOCALHOST when unset; the legacy
 // ROS_LOCALHOST_ONLY=1 also gives LOCALHOST) and ROS_STATIC_PEERS applied.
-// It fails on values it cannot parse.
+// It fails on a domain id or range it cannot parse; ROS_STATIC_PEERS entries
+// are checked by New, which ignores bad ones with a warning (Warnf).
 func ConfigFromEnv() (Config, error) {
 	return configFromEnv(os.Getenv)
 }
@@ -150,5 +157,8 @@ func (c *Config) setDefaults() {
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
+	}
+	if c.Warnf == nil {
+		c.Warnf = func(format string, args ...any) { slog.Warn(fmt.Sprintf(format, args...)) }
 	}
 }

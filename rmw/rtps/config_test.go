@@ -1,9 +1,11 @@
 package rtps
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -118,7 +120,7 @@ func TestLocalhostFilter(t *testing.T) {
 		var bld wire.Builder
 		bld.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: fake})
 		bld.Data(&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 1, SerializedPayload: payload})
-		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"))
+		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"), nil)
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
 		if len(a.RemoteParticipants()) != 1 {
@@ -224,4 +226,51 @@ func TestSubnetInNamespace(t *testing.T) {
 	waitUntil(t, "match", 10*time.Second, func() bool { return pub.MatchedSubscriptions() == 1 })
 	pub.Publish(str("subnet"))
 	waitUntil(t, "data", 10*time.Second, func() bool { return len(in.got()) == 1 })
+}
+
+// TestBadStaticPeersWarn: ROS_STATIC_PEERS entries that cannot be parsed
+// are ignored with a warning (Warnf, not the debug Logf) naming each one;
+// the good entries still work.
+func TestBadStaticPeersWarn(t *testing.T) {
+	cfg, err := configFromEnv(func(k string) string {
+		if k == "ROS_STATIC_PEERS" {
+			return "127.0.0.1; 10.0.0.1:7400 ;fe80::1;bad_host!"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var warnings []string
+		nw := udp.NewMemNetwork()
+		a := newMem(t, nw, func(c *Config) {
+			c.Range = udp.RangeOff
+			c.StaticPeers = cfg.StaticPeers
+			c.Warnf = func(format string, args ...any) {
+				mu.Lock()
+				warnings = append(warnings, fmt.Sprintf(format, args...))
+				mu.Unlock()
+			}
+		})
+		defer a.Close()
+		b := newMem(t, nw, func(c *Config) { c.Range = udp.RangeOff })
+		defer b.Close()
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(warnings) != 3 {
+			t.Fatalf("warnings %q", warnings)
+		}
+		for i, bad := range []string{"10.0.0.1:7400", "fe80::1", "bad_host!"} {
+			if !strings.Contains(warnings[i], fmt.Sprintf("%q", bad)) || !strings.Contains(warnings[i], "ROS_STATIC_PEERS") {
+				t.Errorf("warning %q does not name %q", warnings[i], bad)
+			}
+		}
+		if len(a.RemoteParticipants()) != 1 {
+			t.Fatal("the good static peer was lost")
+		}
+	})
 }

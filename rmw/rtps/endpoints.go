@@ -31,14 +31,17 @@ type Publisher struct {
 	onEvent  func(rmw.Event)
 	internal bool
 
+	// cbClosed is set by Close: no OnEvent call of this publisher starts
+	// once it is set (see Transport.waitCallbacks).
+	cbClosed atomic.Bool
+
 	// guarded by t.mu
-	closed   bool
-	remote   map[wire.GUID]bool // matched remote readers
-	local    []*Subscription    // matched local subscriptions
-	refused  map[wire.GUID]bool // incompatible peers already reported
-	hist     []rmw.Sample       // transient-local copies for local late joiners
-	histCap  int
-	localSeq uint64
+	closed  bool
+	remote  map[wire.GUID]bool // matched remote readers
+	local   []*Subscription    // matched local subscriptions
+	refused map[wire.GUID]bool // incompatible peers already reported
+	hist    []rmw.Sample       // transient-local copies for local late joiners
+	histCap int
 }
 
 var _ rmw.Publisher = (*Publisher)(nil)
@@ -54,6 +57,8 @@ type Subscription struct {
 	deliver func(rmw.Sample)
 	onEvent func(rmw.Event)
 
+	// closed is set by Close: no deliver or OnEvent call of this
+	// subscription starts once it is set.
 	closed   atomic.Bool
 	internal bool
 	remote   map[wire.GUID]bool // guarded by t.mu
@@ -224,7 +229,7 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 // queueLocked queues smp (whose Data the caller no longer touches) for
 // delivery to s once t.mu is released.
 func (s *Subscription) queueLocked(smp rmw.Sample) {
-	s.t.callbacks = append(s.t.callbacks, callback{sub: s, smp: smp})
+	s.t.callbacks = append(s.t.callbacks, callback{gate: &s.closed, sub: s, smp: smp})
 }
 
 // remoteSample is the endpoint.Reader deliver callback (t.mu held): the
@@ -244,7 +249,7 @@ func (s *Subscription) remoteSample(smp endpoint.Sample) {
 	}
 	s.t.st.Delivered++
 	buf := sampleBuf(smp.Payload)
-	s.t.callbacks = append(s.t.callbacks, callback{sub: s, buf: buf,
+	s.t.callbacks = append(s.t.callbacks, callback{gate: &s.closed, sub: s, buf: buf,
 		smp: rmw.Sample{Data: *buf, SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()}})
 }
 
@@ -255,14 +260,14 @@ func (t *Transport) pairLocal(p *Publisher, s *Subscription) bool {
 	}
 	if pol := discovery.Incompatible(&p.ed, &s.ed); pol != "" {
 		t.st.IncompatibleQoS++
-		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(s.guid)})
-		t.queue(s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(p.guid)})
+		t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(s.guid)})
+		t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(p.guid)})
 		return false
 	}
 	p.local = append(p.local, s)
 	s.local = append(s.local, p)
-	t.queue(p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.guid)})
-	t.queue(s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.guid)})
+	t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.guid)})
+	t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.guid)})
 	return true
 }
 
@@ -273,12 +278,12 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 		if p.remote[g] {
 			delete(p.remote, g)
 			p.w.UnmatchReader(g)
-			t.queue(p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+			t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
 		}
 		if !p.refused[g] {
 			p.refused[g] = true
 			t.st.IncompatibleQoS++
-			t.queue(p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(g)})
+			t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(g)})
 		}
 		return
 	}
@@ -286,7 +291,7 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 	t.matchReaderLocked(now, p, e)
 	if !p.remote[g] {
 		p.remote[g] = true
-		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
+		t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
 	}
 }
 
@@ -304,12 +309,12 @@ func (t *Transport) pairRemoteWriter(now int64, s *Subscription, e *discovery.En
 	if pol := discovery.Incompatible(&e.Data, &s.ed); pol != "" {
 		if s.remote[g] {
 			t.unrouteLocked(s, g)
-			t.queue(s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+			t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
 		}
 		if !s.refused[g] {
 			s.refused[g] = true
 			t.st.IncompatibleQoS++
-			t.queue(s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(g)})
+			t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventIncompatibleQoS, Policy: pol, Remote: gidString(g)})
 		}
 		return
 	}
@@ -322,7 +327,7 @@ func (t *Transport) pairRemoteWriter(now int64, s *Subscription, e *discovery.En
 		if reliable {
 			t.replayHeartbeatLocked(now, s, g)
 		}
-		t.queue(s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
+		t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
 	}
 }
 
@@ -388,7 +393,7 @@ func (l *listener) EndpointLost(e *discovery.Endpoint) {
 		for _, s := range t.route[g] {
 			delete(s.remote, g)
 			s.r.UnmatchWriter(g)
-			t.queue(s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+			t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
 		}
 		delete(t.route, g)
 		for _, s := range t.subs {
@@ -402,7 +407,7 @@ func (l *listener) EndpointLost(e *discovery.Endpoint) {
 		if p.remote[g] {
 			delete(p.remote, g)
 			p.w.UnmatchReader(g)
-			t.queue(p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
+			t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(g)})
 		}
 		delete(p.refused, g)
 	}
@@ -451,7 +456,7 @@ func (p *Publisher) Publish(data []byte) error {
 		t.st.Delivered++
 		buf := sampleBuf(data)
 		smp.Data = *buf
-		t.callbacks = append(t.callbacks, callback{sub: p.local[0], smp: smp, buf: buf})
+		t.callbacks = append(t.callbacks, callback{gate: &p.local[0].closed, sub: p.local[0], smp: smp, buf: buf})
 	default: // one copy shared by every local subscription
 		smp.Data = slices.Clone(data)
 		for _, s := range p.local {
@@ -499,7 +504,9 @@ func (p *Publisher) MatchedSubscriptions() int {
 	return len(p.remote) + len(p.local)
 }
 
-// Close retracts the publisher (SEDP dispose) and unmatches it. Idempotent.
+// Close retracts the publisher (SEDP dispose) and unmatches it. Once Close
+// returns, no OnEvent call of the publisher is running or will start (see
+// rmw.Publisher for a Close called from inside a callback). Idempotent.
 func (p *Publisher) Close() error {
 	t := p.t
 	t.mu.Lock()
@@ -508,16 +515,18 @@ func (p *Publisher) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.cbClosed.Store(true)
 	delete(t.pubs, p.guid.Entity)
 	_ = t.disc.Retract(t.cfg.Clock.Now(), p.guid)
 	for _, s := range p.local {
 		s.local = slices.DeleteFunc(slices.Clone(s.local), func(x *Publisher) bool { return x == p })
-		t.queue(s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(p.guid)})
+		t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(p.guid)})
 	}
 	p.local, p.hist = nil, nil
 	t.graphDirty = true
 	t.kickNeeded = true
 	t.finishLocked()
+	t.waitCallbacks(&p.cbClosed)
 	return nil
 }
 
@@ -533,8 +542,9 @@ func (s *Subscription) MatchedPublishers() int {
 }
 
 // Close retracts the subscription and unmatches it. Once Close returns, no
-// remote sample is delivered; a Publish of a local publisher already
-// running may still deliver one. Idempotent.
+// deliver or OnEvent call of the subscription is running or will start
+// (see rmw.Subscription for a Close called from inside a callback).
+// Idempotent.
 func (s *Subscription) Close() error {
 	t := s.t
 	t.mu.Lock()
@@ -550,11 +560,12 @@ func (s *Subscription) Close() error {
 	}
 	for _, p := range s.local {
 		p.local = slices.DeleteFunc(slices.Clone(p.local), func(x *Subscription) bool { return x == s })
-		t.queue(p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(s.guid)})
+		t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventUnmatched, Remote: gidString(s.guid)})
 	}
 	s.local = nil
 	t.graphDirty = true
 	t.kickNeeded = true
 	t.finishLocked()
+	t.waitCallbacks(&s.closed)
 	return nil
 }

@@ -3,32 +3,25 @@ package rtps
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nros-go/nros/rmw"
 )
 
-// callback is one entry of the Transport's hand-out queue: an event (fn)
-// or a sample for a subscription. A remote sample's Data lives in a
-// pooled buffer (buf) that goes back to the pool once deliver returns:
+// callback is one entry of the Transport's hand-out queue: an event
+// (onEvent) or a sample for a subscription. A remote sample's Data lives in
+// a pooled buffer (buf) that goes back to the pool once deliver returns:
 // rmw.Sample.Data belongs to the deliver function only for the call, so
-// the receive path copies each sample once and allocates nothing.
+// the receive path copies each sample once and allocates nothing. gate is
+// the closed flag of the endpoint whose callback this is: once it is set
+// the entry is dropped instead of handed out.
 type callback struct {
-	fn  func()
-	sub *Subscription
-	smp rmw.Sample
-	buf *[]byte
-}
-
-// run hands the entry out and recycles its buffer.
-func (c *callback) run() {
-	if c.fn != nil {
-		c.fn()
-	} else if !c.sub.closed.Load() {
-		c.sub.deliver(c.smp)
-	}
-	if c.buf != nil {
-		putSampleBuf(c.buf)
-	}
+	gate    *atomic.Bool
+	onEvent func(rmw.Event)
+	ev      rmw.Event
+	sub     *Subscription
+	smp     rmw.Sample
+	buf     *[]byte
 }
 
 // Sample buffers come in power-of-two classes from 256 B to 4 MiB; bigger

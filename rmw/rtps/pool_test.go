@@ -65,7 +65,7 @@ func TestDispatchReusesQueue(t *testing.T) {
 		tr.mu.Lock()
 		for range n {
 			buf := sampleBuf([]byte{1, 2, 3})
-			tr.callbacks = append(tr.callbacks, callback{sub: s, buf: buf, smp: rmw.Sample{Data: *buf}})
+			tr.callbacks = append(tr.callbacks, callback{gate: &s.closed, sub: s, buf: buf, smp: rmw.Sample{Data: *buf}})
 		}
 		tr.mu.Unlock()
 		tr.dispatch()

@@ -35,6 +35,20 @@
 // block: they hold up the receive goroutine that runs them. Close stops
 // every goroutine and waits for them.
 //
+// # Close and callbacks
+//
+// Callbacks of one Transport run one at a time. Subscription.Close,
+// Publisher.Close and Transport.Close mark what they close before they
+// return, so no callback of it starts afterwards, and wait for the
+// callback of it that is running, if any (rmw.Transport states the
+// contract). Called on a goroutine that is itself running a deliver or
+// OnEvent function of an rtps Transport (this one or another: Go has no
+// goroutine identity, and the test is whether a callback frame of this
+// package is on the caller's stack), Close does not wait for the running
+// callback, which may be its caller, and Transport.Close does not wait
+// for the transport's goroutines either; it still guarantees that no new
+// callback of what it closed starts after it returns.
+//
 // # Safety
 //
 // In the LOCALHOST range (the default) sockets bind 127.0.0.1 (0.0.0.0 only
@@ -50,9 +64,12 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nros-go/nros/msg"
@@ -111,6 +128,14 @@ type Stats struct {
 
 // Transport is one RTPS participant implementing rmw.Transport.
 type Transport struct {
+	// The offload watchdog (see recvState).
+	offloads  atomic.Int64
+	watchOn   atomic.Bool
+	watchMu   sync.Mutex
+	watched   []*recvState
+	watchSeen int64
+	watch     *time.Timer
+
 	cfg      Config
 	prefix   wire.GuidPrefix
 	ports    udp.Ports
@@ -146,6 +171,14 @@ type Transport struct {
 
 	draining bool // an event dispatch is running (guarded by mu)
 
+	// running is the gate of the endpoint whose callback is being handed
+	// out right now (one at a time: see dispatch), or nil. Close waits on
+	// cbDone (with mu) until it no longer names the endpoint it closes;
+	// cbWaiters says whether anyone waits.
+	running   atomic.Pointer[atomic.Bool]
+	cbWaiters atomic.Int32
+	cbDone    *sync.Cond
+
 	sleepUntil int64 // the deadline the timer loop sleeps for (guarded by mu)
 	kickNeeded bool  // wake the timer loop at the next finishLocked
 
@@ -179,6 +212,7 @@ func New(cfg Config) (*Transport, error) {
 		done:        make(chan struct{}),
 	}
 	t.ackCond = sync.NewCond(&t.mu)
+	t.cbDone = sync.NewCond(&t.mu)
 	copy(t.prefix[:2], Vendor[:])
 	if _, err := rand.Read(t.prefix[2:]); err != nil {
 		return nil, err
@@ -187,8 +221,8 @@ func New(cfg Config) (*Transport, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		t.peers, err = udp.ResolvePeers(ctx, cfg.StaticPeers)
 		cancel()
-		if err != nil {
-			cfg.Logf("rtps: %v", err)
+		for _, e := range unjoin(err) {
+			cfg.Warnf("rtps: ROS_STATIC_PEERS entry ignored: %v", e)
 		}
 	}
 	// LOCALHOST and OFF bind 127.0.0.1, unless the user named a static
@@ -250,6 +284,17 @@ func New(cfg Config) (*Transport, error) {
 	t.wg.Add(1)
 	go t.timerLoop()
 	return t, nil
+}
+
+// unjoin lists the errors of an errors.Join (err itself otherwise).
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // advertised returns the unicast addresses the participant announces.
@@ -384,9 +429,126 @@ func (t *Transport) kick() {
 	}
 }
 
+// recvState is one receiving goroutine's: what a deliver offloaded to it
+// (rmw.Sample.Offload) during the datagram being handled.
+type recvState struct {
+	t       *Transport
+	c       udp.Conn
+	fn      func()
+	offload func(func()) bool // rs.take, made once per goroutine
+	// busy is when the goroutine started running offloaded work (the
+	// transport's clock, made odd so it is never 0), 0 while it reads its
+	// socket, -1 once the offload watchdog handed the socket over.
+	busy atomic.Int64
+}
+
+// offloadGrace is how long offloaded work may hold a receiving goroutine
+// before the watchdog hands its socket to a new goroutine, so that the work
+// may block (even on a later sample of the same socket) without holding up
+// the transport. The watchdog ticks at this period while offloads
+// happen and stops when they do: the fast path costs an atomic store and a
+// clock read, no goroutine and no wake-up.
+const offloadGrace = 50 * time.Millisecond
+
+func (rs *recvState) take(fn func()) bool {
+	if rs.fn != nil || fn == nil {
+		return false
+	}
+	rs.fn = fn
+	return true
+}
+
+// run runs offloaded work and reports whether the socket was handed over
+// meanwhile (then the calling goroutine must stop reading it).
+func (rs *recvState) run(fn func()) (handedOver bool) {
+	start := max(rs.t.cfg.Clock.Now(), 0) | 1 // never 0
+	rs.busy.Store(start)
+	rs.t.armOffloadWatch(rs)
+	runOffloaded(fn)
+	return !rs.busy.CompareAndSwap(start, 0)
+}
+
+// armOffloadWatch registers rs with the watchdog and starts it if it is
+// idle (the first offload after a quiet spell pays for the timer).
+func (t *Transport) armOffloadWatch(rs *recvState) {
+	t.offloads.Add(1)
+	if t.watchOn.Load() {
+		t.watchMu.Lock()
+		known := slices.Contains(t.watched, rs)
+		t.watchMu.Unlock()
+		if known {
+			return
+		}
+	}
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	if !slices.Contains(t.watched, rs) {
+		t.watched = append(t.watched, rs)
+	}
+	if !t.watchOn.Load() {
+		t.watchOn.Store(true)
+		t.watchSeen = t.offloads.Load() - 1
+		if t.watch == nil {
+			t.watch = time.AfterFunc(offloadGrace, t.offloadTick)
+		} else {
+			t.watch.Reset(offloadGrace)
+		}
+	}
+}
+
+// offloadTick hands over the sockets of goroutines whose offloaded work has
+// run for offloadGrace, and re-arms while offloads keep happening.
+func (t *Transport) offloadTick() {
+	now := t.cfg.Clock.Now()
+	t.watchMu.Lock()
+	var over []*recvState
+	keep := t.watched[:0]
+	for _, rs := range t.watched {
+		b := rs.busy.Load()
+		switch {
+		case b > 0 && now-b >= int64(offloadGrace) && rs.busy.CompareAndSwap(b, -1):
+			over = append(over, rs)
+		case b >= 0:
+			keep = append(keep, rs)
+		}
+	}
+	clear(t.watched[len(keep):])
+	t.watched = keep
+	n := t.offloads.Load()
+	busy := false
+	for _, rs := range t.watched {
+		busy = busy || rs.busy.Load() > 0
+	}
+	if n != t.watchSeen || busy {
+		t.watchSeen = n
+		t.watch.Reset(offloadGrace)
+	} else {
+		t.watchOn.Store(false)
+	}
+	t.watchMu.Unlock()
+	for _, rs := range over {
+		t.mu.Lock()
+		closed := t.closed
+		if !closed {
+			t.wg.Add(1)
+		}
+		t.mu.Unlock()
+		if !closed {
+			go t.recvLoop(rs.c)
+		}
+	}
+}
+
+// recvBufs recycles the receive buffers of goroutines that hand their
+// socket over (see recvLoop).
+var recvBufs = sync.Pool{New: func() any { b := make([]byte, udp.MaxDatagram); return &b }}
+
 func (t *Transport) recvLoop(c udp.Conn) {
 	defer t.wg.Done()
-	buf := make([]byte, udp.MaxDatagram)
+	bp := recvBufs.Get().(*[]byte)
+	buf := *bp
+	rs := &recvState{t: t, c: c}
+	rs.offload = rs.take
 	for {
 		n, src, err := c.ReadFrom(buf)
 		if err != nil {
@@ -401,12 +563,26 @@ func (t *Transport) recvLoop(c udp.Conn) {
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
 		}
-		t.handleDatagram(buf[:n], src)
+		t.handleDatagram(buf[:n], src, rs)
+		if fn := rs.fn; fn != nil {
+			rs.fn = nil
+			if rs.run(fn) {
+				recvBufs.Put(bp) // another goroutine reads the socket now
+				return
+			}
+		}
 	}
 }
 
+// runOffloaded runs work that a deliver offloaded to a receiving goroutine.
+// Its frame on a goroutine's stack counts as being inside a callback of the
+// transport (inCallback): Close from there does not wait for itself.
+//
+//go:noinline
+func runOffloaded(fn func()) { fn() }
+
 // handleDatagram decodes one datagram and routes its submessages.
-func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -489,12 +665,16 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		}
 	}
 	t.ackCond.Broadcast()
-	t.finishLocked()
+	t.finishLockedFrom(rs)
 }
 
 // finishLocked releases t.mu after a change: it republishes the graph if
 // needed, wakes the timer loop and dispatches queued events.
-func (t *Transport) finishLocked() {
+func (t *Transport) finishLocked() { t.finishLockedFrom(nil) }
+
+// finishLockedFrom is finishLocked on a receiving goroutine (rs not nil):
+// the samples it hands out may offload work to it.
+func (t *Transport) finishLockedFrom(rs *recvState) {
 	var graph []byte
 	if t.graphDirty && !t.closed && t.graph != nil {
 		t.graphDirty = false
@@ -510,10 +690,14 @@ func (t *Transport) finishLocked() {
 	if kick {
 		t.kick()
 	}
-	t.dispatch()
+	t.dispatchFrom(rs)
 }
 
-func (t *Transport) dispatch() {
+func (t *Transport) dispatch() { t.dispatchFrom(nil) }
+
+// dispatchFrom hands out queued callbacks; on a receiving goroutine (rs not
+// nil) the samples carry rs's Offload.
+func (t *Transport) dispatchFrom(rs *recvState) {
 	// One goroutine hands out callbacks at a time, in the order they were
 	// queued (so per writer samples stay in order, and a match event
 	// comes before the first sample). A callback that calls the
@@ -528,8 +712,10 @@ func (t *Transport) dispatch() {
 	done := false
 	defer func() {
 		if !done { // a callback panicked
+			t.running.Store(nil)
 			t.mu.Lock()
 			t.draining = false
+			t.cbDone.Broadcast()
 			t.mu.Unlock()
 		}
 	}()
@@ -539,7 +725,10 @@ func (t *Transport) dispatch() {
 		t.callbacks, t.spare = t.spare[:0], nil
 		t.mu.Unlock()
 		for i := range cbs {
-			cbs[i].run()
+			if rs != nil {
+				cbs[i].smp.Offload = rs.offload
+			}
+			t.runCallback(&cbs[i])
 			cbs[i] = callback{}
 		}
 		t.mu.Lock()
@@ -555,9 +744,91 @@ func (t *Transport) dispatch() {
 // maxSpareCallbacks bounds the queue storage kept between hand-outs.
 const maxSpareCallbacks = 4096
 
-func (t *Transport) queue(fn func(rmw.Event), ev rmw.Event) {
+// queue queues event ev for fn, the OnEvent function of the endpoint whose
+// closed flag is gate (t.mu held).
+func (t *Transport) queue(gate *atomic.Bool, fn func(rmw.Event), ev rmw.Event) {
 	if fn != nil {
-		t.callbacks = append(t.callbacks, callback{fn: func() { fn(ev) }})
+		t.callbacks = append(t.callbacks, callback{gate: gate, onEvent: fn, ev: ev})
+	}
+}
+
+// runCallback hands out one queued entry (only the dispatching goroutine
+// calls it) and recycles its buffer. It announces the entry's endpoint in
+// t.running before it looks at the endpoint's closed flag, and Close sets
+// the flag before it looks at t.running (both sequentially consistent), so
+// either Close sees the callback and waits for it, or the callback sees
+// the flag and is dropped.
+func (t *Transport) runCallback(c *callback) {
+	t.running.Store(c.gate)
+	if !c.gate.Load() {
+		if c.onEvent != nil {
+			c.onEvent(c.ev)
+		} else {
+			c.sub.deliver(c.smp)
+		}
+	}
+	t.running.Store(nil)
+	if t.cbWaiters.Load() > 0 {
+		t.mu.Lock()
+		t.cbDone.Broadcast()
+		t.mu.Unlock()
+	}
+	if c.buf != nil {
+		putSampleBuf(c.buf)
+	}
+}
+
+// waitCallbacks returns once no callback of the endpoint whose closed flag
+// is gate (of any endpoint when gate is nil) is running, the flag(s)
+// being set already. On a goroutine that is itself running a callback of
+// an rtps Transport it returns at once: the callback being handed out may
+// be its caller, which waiting would deadlock. Called without t.mu.
+func (t *Transport) waitCallbacks(gate *atomic.Bool) {
+	busy := func() bool {
+		r := t.running.Load()
+		return r != nil && (gate == nil || r == gate)
+	}
+	if !busy() || inCallback() {
+		return
+	}
+	t.cbWaiters.Add(1)
+	t.mu.Lock()
+	for busy() {
+		t.cbDone.Wait()
+	}
+	t.mu.Unlock()
+	t.cbWaiters.Add(-1)
+}
+
+// runCallbackName is the symbol of Transport.runCallback, whose frame on a
+// goroutine's stack means that goroutine is handing out a callback.
+var runCallbackName = runtime.FuncForPC(reflect.ValueOf((*Transport).runCallback).Pointer()).Name()
+
+// runOffloadedName is the symbol of runOffloaded (offloaded work counts as a
+// callback).
+var runOffloadedName = runtime.FuncForPC(reflect.ValueOf(runOffloaded).Pointer()).Name()
+
+// inCallback reports whether the calling goroutine is inside a deliver or
+// OnEvent function handed out by an rtps Transport. Go has no goroutine
+// identity, so it looks for runCallback on the stack (inlined frames
+// included); it is only asked when Close would otherwise wait.
+func inCallback() bool {
+	var pcs [64]uintptr
+	for skip := 2; ; skip += len(pcs) {
+		n := runtime.Callers(skip, pcs[:])
+		frames := runtime.CallersFrames(pcs[:n])
+		for {
+			f, more := frames.Next()
+			if f.Function == runCallbackName || f.Function == runOffloadedName {
+				return true
+			}
+			if !more {
+				break
+			}
+		}
+		if n < len(pcs) {
+			return false
+		}
 	}
 }
 
@@ -618,8 +889,10 @@ func (t *Transport) closeSockets() {
 
 // Close disposes the participant (a last SPDP), retracts its endpoints,
 // closes every socket, and waits for the transport's goroutines to end
-// (except when called from an OnEvent function, which may itself run on
-// one of them). No events are raised. It is idempotent.
+// and for any deliver or OnEvent call in progress to return: once it
+// returns, no callback of the Transport is running or will start. Called
+// from inside a callback of an rtps Transport it does not wait (see
+// rmw.Transport). No events are raised. It is idempotent.
 func (t *Transport) Close() error {
 	t.mu.Lock()
 	if t.closed {
@@ -637,19 +910,26 @@ func (t *Transport) Close() error {
 	t.closed = true
 	for _, p := range t.pubs {
 		p.closed = true
+		p.cbClosed.Store(true)
 	}
 	for _, s := range t.subs {
 		s.closed.Store(true)
 	}
 	t.callbacks = nil
 	t.ackCond.Broadcast()
-	// An OnEvent function may run on a receive or timer goroutine; if
-	// it is the one closing, waiting for that goroutine would never end.
-	inCallback := t.draining
 	t.mu.Unlock()
+	t.watchMu.Lock()
+	if t.watch != nil {
+		t.watch.Stop()
+	}
+	t.watchMu.Unlock()
 	close(t.done)
 	t.closeSockets()
-	if !inCallback {
+	// Called from a callback, Close may run on one of the goroutines it
+	// would wait for: it then only makes sure no further callback
+	// starts (every endpoint is closed, the queue is empty).
+	if !inCallback() {
+		t.waitCallbacks(nil)
 		t.wg.Wait()
 	}
 	return nil

@@ -30,15 +30,6 @@ func str(s string) []byte {
 	return msg.Marshal(&std_msgs.String{Data: s}, true, nil)
 }
 
-func unstr(t *testing.T, b []byte) string {
-	t.Helper()
-	var m std_msgs.String
-	if err := msg.Unmarshal(b, &m); err != nil {
-		t.Fatalf("unmarshal %x: %v", b, err)
-	}
-	return m.Data
-}
-
 // inbox collects delivered samples and events.
 type inbox struct {
 	mu     sync.Mutex

@@ -282,6 +282,10 @@ func (d *Discovery) ParticipantData() wire.ParticipantData {
 		EntityName:                   d.cfg.EntityName,
 		HasDomainID:                  true,
 		DomainID:                     d.cfg.DomainID,
+		// Cyclone DDS and Fast DDS always send a property list; an
+		// empty one keeps our SPDP the same shape without telling the
+		// network our host or process.
+		Properties: []wire.Property{},
 	}
 }
 
@@ -737,18 +741,19 @@ func (d *Discovery) Announce(now int64, e *wire.EndpointData) error {
 	if err != nil {
 		return err
 	}
+	// No inline QoS: neither Cyclone DDS nor Fast DDS sends the key hash
+	// of a live announcement (the key, ENDPOINT_GUID, is in the payload),
+	// and receivers that expect the payload right after the fixed part
+	// of the DATA submessage drop announcements that carry one.
 	le := &localEndpoint{writer: e.EndpointGUID.Entity.IsWriter(), payload: payload}
-	q := wire.InlineQos{HasKeyHash: true, KeyHash: e.EndpointGUID.Bytes()}
-	le.qos = q.Append(nil)
 	d.local[e.EndpointGUID] = le
-	return d.write(now, le, &endpoint.Change{Payload: payload, InlineQos: le.qos, SourceTimestamp: d.wall()})
+	return d.write(now, le, &endpoint.Change{Payload: payload, SourceTimestamp: d.wall()})
 }
 
 // localEndpoint is the SEDP state of a local endpoint.
 type localEndpoint struct {
 	writer  bool
 	payload []byte
-	qos     []byte
 	sn      wire.SequenceNumber
 }
 
@@ -770,7 +775,7 @@ func (d *Discovery) write(now int64, le *localEndpoint, c *endpoint.Change) erro
 	limit := sn - wire.SequenceNumber(d.sedpDepth) + sedpRefreshMargin
 	for _, o := range d.local {
 		if o.writer == le.writer && o.sn <= limit {
-			if o.sn, err = w.WriteChange(now, &endpoint.Change{Payload: o.payload, InlineQos: o.qos, SourceTimestamp: d.wall()}); err != nil {
+			if o.sn, err = w.WriteChange(now, &endpoint.Change{Payload: o.payload, SourceTimestamp: d.wall()}); err != nil {
 				return err
 			}
 			d.st.SEDPRefreshes++

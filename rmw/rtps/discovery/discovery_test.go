@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"testing"
@@ -499,5 +500,101 @@ func TestSEDPLateJoinerAfterChurn(t *testing.T) {
 		if !ls.live[g] {
 			t.Fatalf("missing %v", g)
 		}
+	}
+}
+
+// TestSEDPInlineKeyHashAccepted: we no longer send the endpoint key hash as
+// inline QoS, but a peer that does (the standard allows it) is still
+// understood, and so is its disposal by key hash alone.
+func TestSEDPInlineKeyHashAccepted(t *testing.T) {
+	d, rec := newTest(t)
+	rs, sm := spdpFrom(t, remote(), 1)
+	d.HandleSubmessage(0, rs, src, sm)
+	if len(rec.found) != 1 {
+		t.Fatal("participant not discovered")
+	}
+	e := wire.NewEndpointData(true)
+	e.EndpointGUID = wire.GUID{Prefix: theirPrefix, Entity: wire.NewEntityID(7, wire.EntityKindWriterNoKey)}
+	e.TopicName, e.TypeName = "rt/keyhash", "std_msgs::msg::dds_::String_"
+	payload, err := e.Encode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kh := wire.InlineQos{HasKeyHash: true, KeyHash: e.EndpointGUID.Bytes()}
+	dispose := wire.InlineQos{HasKeyHash: true, KeyHash: e.EndpointGUID.Bytes(), HasStatusInfo: true, StatusInfo: 3}
+	feed := func(now int64, data wire.Data, sn wire.SequenceNumber) {
+		t.Helper()
+		var b wire.Builder
+		b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: theirPrefix})
+		data.WriterID, data.ReaderID, data.WriterSN = wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPPublicationsReader, sn
+		if err := b.Data(&data); err != nil {
+			t.Fatal(err)
+		}
+		b.Heartbeat(&wire.Heartbeat{WriterID: wire.EntityIDSEDPPublicationsWriter, FirstSN: 1, LastSN: sn, Count: wire.Count(sn)})
+		var r wire.Reader
+		if err := r.Reset(b.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			sm, err := r.Next()
+			if err != nil || sm == nil {
+				break
+			}
+			d.HandleSubmessage(now, &r.State, src, sm)
+		}
+	}
+	feed(1e6, wire.Data{InlineQos: wire.ParameterList{Data: kh.Append(nil)}, SerializedPayload: payload}, 1)
+	if !slices.Equal(rec.endpoints, []string{"rt/keyhash"}) {
+		t.Fatalf("endpoints %v", rec.endpoints)
+	}
+	feed(2e6, wire.Data{InlineQos: wire.ParameterList{Data: dispose.Append(nil)}}, 2)
+	if !slices.Equal(rec.gone, []string{"rt/keyhash"}) {
+		t.Fatalf("gone %v", rec.gone)
+	}
+}
+
+// TestAnnounceNoInlineQos: live SEDP announcements carry no inline QoS
+// (flags E|D, as Cyclone DDS and Fast DDS send them); the retraction
+// carries KEY_HASH and STATUS_INFO and no payload, as Fast DDS does.
+func TestAnnounceNoInlineQos(t *testing.T) {
+	d, rec := newTest(t)
+	rs, sm := spdpFrom(t, remote(), 1)
+	d.HandleSubmessage(0, rs, src, sm)
+	e := wire.NewEndpointData(false)
+	e.EndpointGUID = wire.GUID{Prefix: ourPrefix, Entity: wire.NewEntityID(3, wire.EntityKindReaderNoKey)}
+	e.TopicName, e.TypeName = "rt/t", "T"
+	n := len(rec.msgs)
+	if err := d.Announce(1e6, &e); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Retract(2e6, e.EndpointGUID); err != nil {
+		t.Fatal(err)
+	}
+	var shapes []string
+	for _, m := range rec.msgs[n:] {
+		var r wire.Reader
+		if err := r.Reset(m); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			sm, err := r.Next()
+			if err != nil || sm == nil {
+				break
+			}
+			if sm.ID != wire.SubmsgData || sm.Data.WriterID != wire.EntityIDSEDPSubscriptionsWriter {
+				continue
+			}
+			var q wire.InlineQos
+			if !sm.Data.InlineQos.Empty() {
+				if q, err = wire.DecodeInlineQos(sm.Data.InlineQos); err != nil {
+					t.Fatal(err)
+				}
+			}
+			shapes = append(shapes, fmt.Sprintf("flags=%#x inline=%v/%v payload=%v", sm.Flags, q.HasKeyHash, q.HasStatusInfo, sm.Data.SerializedPayload != nil))
+		}
+	}
+	want := []string{"flags=0x5 inline=false/false payload=true", "flags=0x3 inline=true/true payload=false"}
+	if !slices.Equal(shapes, want) {
+		t.Fatalf("SEDP DATA shapes\n%q\nwant\n%q", shapes, want)
 	}
 }

@@ -9,9 +9,6 @@ import (
 // hostile inputs are dropped and counted, never delivered, never a panic.
 func TestReaderHostileInput(t *testing.T) {
 	src := wire.ReceiverState{SourcePrefix: prefixW}
-	type step struct {
-		sm wire.Submessage
-	}
 	data := func(sn wire.SequenceNumber) wire.Submessage {
 		return wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn, SerializedPayload: []byte{0, 1, 0, 0}}}
 	}

@@ -147,18 +147,62 @@ func ParseStaticPeers(s string) []string {
 	return out
 }
 
-// ResolvePeers turns static peer entries into IPv4 addresses. IP literals
-// and "localhost" are resolved without any lookup; other names go through
-// the system resolver. Entries that do not resolve are reported in err
-// (joined) and skipped.
+// CheckStaticPeer reports why a ROS_STATIC_PEERS entry cannot be used,
+// without any lookup: an entry is an IPv4 address, "localhost" or a host
+// name (letters, digits and hyphens in dot-separated labels of at most 63
+// characters, 253 in all, not all digits). Ports, IPv6 addresses and
+// anything else are refused.
+func CheckStaticPeer(p string) error {
+	if a, err := netip.ParseAddr(p); err == nil {
+		if !a.Unmap().Is4() {
+			return fmt.Errorf("udp: static peer %q is not IPv4", p)
+		}
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(p); err == nil {
+		return fmt.Errorf("udp: static peer %q: give a host or address without a port", p)
+	}
+	if len(p) == 0 || len(p) > 253 {
+		return fmt.Errorf("udp: static peer %q is not a host name or IPv4 address", p)
+	}
+	numeric := true
+	for _, label := range strings.Split(strings.TrimSuffix(p, "."), ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return fmt.Errorf("udp: static peer %q is not a host name or IPv4 address", p)
+		}
+		for _, c := range label {
+			switch {
+			case c >= '0' && c <= '9':
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-':
+				numeric = false
+			default:
+				return fmt.Errorf("udp: static peer %q is not a host name or IPv4 address", p)
+			}
+		}
+	}
+	if numeric {
+		return fmt.Errorf("udp: static peer %q is not a valid IPv4 address", p)
+	}
+	return nil
+}
+
+// ResolvePeers turns static peer entries into IPv4 addresses. Entries that
+// CheckStaticPeer refuses are skipped without any lookup; IP literals and
+// "localhost" are resolved without any lookup; other names go through the
+// system resolver. Entries that are refused or do not resolve are reported
+// in err (joined, one error per entry, each naming it) and skipped.
 func ResolvePeers(ctx context.Context, peers []string) ([]netip.Addr, error) {
 	var out []netip.Addr
-	var errs error
+	var errs []error
 	for _, p := range peers {
+		if err := CheckStaticPeer(p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if a, err := netip.ParseAddr(p); err == nil {
 			a = a.Unmap()
 			if !a.Is4() {
-				errs = errors.Join(errs, fmt.Errorf("udp: static peer %q is not IPv4", p))
+				errs = append(errs, fmt.Errorf("udp: static peer %q is not IPv4", p))
 				continue
 			}
 			out = append(out, a)
@@ -170,10 +214,10 @@ func ResolvePeers(ctx context.Context, peers []string) ([]netip.Addr, error) {
 		}
 		addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip4", p)
 		if err != nil || len(addrs) == 0 {
-			errs = errors.Join(errs, fmt.Errorf("udp: static peer %q: %v", p, err))
+			errs = append(errs, fmt.Errorf("udp: static peer %q: %v", p, err))
 			continue
 		}
 		out = append(out, addrs[0].Unmap())
 	}
-	return out, errs
+	return out, errors.Join(errs...)
 }

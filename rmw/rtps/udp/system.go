@@ -55,7 +55,7 @@ func (s System) ListenMulticast(group netip.Addr, port uint16, ifaces []string) 
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
 		err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+			serr = setReuseAddr(fd)
 		})
 		if err != nil {
 			return err

@@ -2,8 +2,10 @@ package udp
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 )
@@ -282,4 +284,57 @@ func TestSystemMulticastLoopback(t *testing.T) {
 	if got := MulticastInterfaces(); len(got) != 1 || got[0] != "lo" {
 		t.Fatalf("MulticastInterfaces = %v", got)
 	}
+}
+
+// TestCheckStaticPeer: ROS_STATIC_PEERS entries that cannot be a host or an
+// IPv4 address are refused, with the entry named, before any lookup.
+func TestCheckStaticPeer(t *testing.T) {
+	good := []string{"127.0.0.1", "localhost", "10.0.0.2", "::ffff:127.0.0.3", "robot-1.local", "host.example.org."}
+	bad := []string{"10.0.0.1:7400", "[::1]:7400", "::1", "fe80::1", "999.1.1.1", "1.2.3", "bad_host!", "-x", "a..b", "robot 1", ""}
+	for _, p := range good {
+		if err := CheckStaticPeer(p); err != nil {
+			t.Errorf("%q refused: %v", p, err)
+		}
+	}
+	for _, p := range bad {
+		err := CheckStaticPeer(p)
+		if err == nil {
+			t.Errorf("%q accepted", p)
+			continue
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("%q", p)) {
+			t.Errorf("%q: error does not name it: %v", p, err)
+		}
+	}
+	// ResolvePeers skips them (no lookup) and reports each.
+	addrs, err := ResolvePeers(context.Background(), []string{"127.0.0.1", "10.0.0.1:7400", "bad_host!"})
+	if len(addrs) != 1 || addrs[0] != Loopback {
+		t.Fatalf("addrs %v", addrs)
+	}
+	if err == nil || !strings.Contains(err.Error(), `"10.0.0.1:7400"`) || !strings.Contains(err.Error(), `"bad_host!"`) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// FuzzCheckStaticPeer: any ROS_STATIC_PEERS entry is accepted or refused
+// without a panic; an accepted entry is an IPv4 address or a plain host
+// name.
+func FuzzCheckStaticPeer(f *testing.F) {
+	for _, s := range []string{"127.0.0.1", "localhost", "10.0.0.1:7400", "fe80::1", "a.b-c.d", "999.1.1.1", "x..y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if CheckStaticPeer(p) != nil {
+			return
+		}
+		if a, err := netip.ParseAddr(p); err == nil {
+			if !a.Unmap().Is4() {
+				t.Fatalf("%q accepted: not IPv4", p)
+			}
+			return
+		}
+		if strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != "" {
+			t.Fatalf("%q accepted as a host name", p)
+		}
+	})
 }

@@ -62,7 +62,16 @@ type ParticipantData struct {
 	DomainID    uint32
 	// DomainTag must be empty to talk to default peers; do not set it.
 	DomainTag string
+
+	// Properties, when non-nil (even empty), are sent as
+	// PID_PROPERTY_LIST, which Cyclone DDS and Fast DDS both always send
+	// (process and host names). Decode does not read them back: received
+	// property lists are skipped.
+	Properties []Property
 }
+
+// Property is one name/value pair of PID_PROPERTY_LIST.
+type Property struct{ Name, Value string }
 
 // GUID returns the participant GUID (prefix + ENTITYID_PARTICIPANT).
 func (p *ParticipantData) GUID() GUID { return GUID{Prefix: p.GuidPrefix, Entity: EntityIDParticipant} }
@@ -804,8 +813,8 @@ func (p *ParticipantData) Encode(dst []byte) ([]byte, error) {
 	w.version(p.ProtocolVersion)
 	w.vendor(p.VendorID)
 	w.guid(PIDParticipantGUID, p.GUID())
-	w.u32(PIDBuiltinEndpointSet, uint32(p.BuiltinEndpoints))
 	w.duration(PIDParticipantLeaseDuration, p.LeaseDuration)
+	w.u32(PIDBuiltinEndpointSet, uint32(p.BuiltinEndpoints))
 	if p.HasDomainID {
 		w.u32(PIDDomainID, p.DomainID)
 	}
@@ -827,6 +836,17 @@ func (p *ParticipantData) Encode(dst []byte) ([]byte, error) {
 	if p.UserData != nil {
 		w.octets(PIDUserData, p.UserData)
 	}
+	if p.Properties != nil {
+		at := w.begin(PIDPropertyList)
+		w.buf = le.AppendUint32(w.buf, uint32(len(p.Properties)))
+		for _, pr := range p.Properties {
+			for _, str := range [2]string{pr.Name, pr.Value} {
+				w.buf = appendZeros(w.buf, (4-(len(w.buf)-at)%4)%4)
+				w.buf = appendCDRString(w.buf, str)
+			}
+		}
+		w.end(at)
+	}
 	if p.EntityName != "" {
 		w.str(PIDEntityName, p.EntityName)
 	}
@@ -844,25 +864,17 @@ func (p *ParticipantData) Encode(dst []byte) ([]byte, error) {
 	return AppendSentinel(w.buf), nil
 }
 
-// Encode appends e as a PL_CDR_LE SEDP payload to dst. PROTOCOL_VERSION
-// and VENDORID are written when non-zero, PARTICIPANT_GUID when non-zero;
-// ENDPOINT_GUID, TOPIC_NAME, TYPE_NAME, RELIABILITY, DURABILITY and
-// HISTORY always; every other policy only when it differs from the
-// default (NewEndpointData). Locators, PARTITION, USER_DATA, TOPIC_DATA,
-// GROUP_DATA and DATA_REPRESENTATION are written when non-empty.
+// Encode appends e as a PL_CDR_LE SEDP payload to dst: TOPIC_NAME and
+// TYPE_NAME first, then the QoS, then PROTOCOL_VERSION and VENDORID (when
+// non-zero), ENDPOINT_GUID and PARTICIPANT_GUID (when non-zero), in the
+// order Cyclone DDS uses. ENDPOINT_GUID, TOPIC_NAME, TYPE_NAME,
+// RELIABILITY, DURABILITY and HISTORY are always written; every other
+// policy only when it differs from the default (NewEndpointData).
+// Locators, PARTITION, USER_DATA, TOPIC_DATA, GROUP_DATA and
+// DATA_REPRESENTATION are written when non-empty.
 func (e *EndpointData) Encode(dst []byte) ([]byte, error) {
 	def := NewEndpointData(true)
 	w := plWriter{buf: plcdrLEHeader(dst)}
-	if e.ProtocolVersion != (ProtocolVersion{}) {
-		w.version(e.ProtocolVersion)
-	}
-	if e.VendorID != (VendorID{}) {
-		w.vendor(e.VendorID)
-	}
-	w.guid(PIDEndpointGUID, e.EndpointGUID)
-	if !e.ParticipantGUID.IsZero() {
-		w.guid(PIDParticipantGUID, e.ParticipantGUID)
-	}
 	w.str(PIDTopicName, e.TopicName)
 	w.str(PIDTypeName, e.TypeName)
 	at := w.begin(PIDReliability)
@@ -950,6 +962,19 @@ func (e *EndpointData) Encode(dst []byte) ([]byte, error) {
 		at = w.begin(PIDExpectsInlineQos)
 		w.buf = append(w.buf, 1)
 		w.end(at)
+	}
+	// The endpoint's identity comes after its QoS, as Cyclone DDS writes
+	// it (Fast DDS also puts TOPIC_NAME and TYPE_NAME before
+	// PROTOCOL_VERSION and VENDORID).
+	if e.ProtocolVersion != (ProtocolVersion{}) {
+		w.version(e.ProtocolVersion)
+	}
+	if e.VendorID != (VendorID{}) {
+		w.vendor(e.VendorID)
+	}
+	w.guid(PIDEndpointGUID, e.EndpointGUID)
+	if !e.ParticipantGUID.IsZero() {
+		w.guid(PIDParticipantGUID, e.ParticipantGUID)
 	}
 	if w.err != nil {
 		return dst, w.err

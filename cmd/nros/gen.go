@@ -1,0 +1,10 @@
+package main
+
+import (
+	"io"
+
+	"github.com/nros-go/nros/internal/gen"
+)
+
+// runGen runs `nros gen` (see internal/gen.Main).
+func runGen(args []string, stdout, stderr io.Writer) int { return gen.Main(args, stdout, stderr) }

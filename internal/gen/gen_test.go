@@ -1,0 +1,287 @@
+package gen
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repoRoot is the module root, two levels up from this package.
+const repoRoot = "../.."
+
+// TestCommittedPackagesUpToDate regenerates the shipped packages (msg/) and
+// the test packages (internal/testmsgs) and fails on any difference, so the
+// committed code never drifts from the definitions or the generator.
+func TestCommittedPackagesUpToDate(t *testing.T) {
+	set := NewSet()
+	if err := set.LoadBundled(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range set.Packages {
+		p.Bundled = false
+	}
+	compareTree(t, set, BundledNames(), filepath.Join(repoRoot, "msg"), NROSMsgPath)
+
+	tset := NewSet()
+	if err := tset.LoadBundled(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tset.Load("testdata/interfaces"); err != nil {
+		t.Fatal(err)
+	}
+	compareTree(t, tset, []string{"example_interfaces", "test_msgs"}, filepath.Join(repoRoot, "internal/testmsgs"),
+		"github.com/nros-go/nros/internal/testmsgs")
+}
+
+func compareTree(t *testing.T, set *Set, pkgs []string, dir, prefix string) {
+	t.Helper()
+	for _, pkg := range pkgs {
+		files, err := set.Generate(pkg, Options{ImportPrefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range files {
+			got, err := os.ReadFile(filepath.Join(dir, pkg, name))
+			if err != nil {
+				t.Errorf("%s/%s: %v (run go generate)", pkg, name, err)
+				continue
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s/%s differs from what nros gen produces now (run go generate ./msg ./internal/testmsgs)", pkg, name)
+			}
+		}
+		existing, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go"))
+		for _, f := range existing {
+			if _, ok := files[filepath.Base(f)]; !ok && isGenerated(f) {
+				t.Errorf("%s: a generated file nros gen no longer produces", f)
+			}
+		}
+	}
+}
+
+// TestDebianTestInterfaceFiles runs the generator over every file of
+// Debian's ros2-test-interface-files package and builds and vets the
+// result. It is skipped when the package is absent, except under CI=true.
+func TestDebianTestInterfaceFiles(t *testing.T) {
+	const share = "/usr/share/test_interface_files"
+	if _, err := os.Stat(share); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s missing: install the Debian package ros2-test-interface-files", share)
+		}
+		t.Skip("ros2-test-interface-files is not installed (apt-get install ros2-test-interface-files)")
+	}
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	gomod := "module example.com/gentest\n\ngo 1.26.0\n\nrequire github.com/nros-go/nros v0.0.0\n\nreplace github.com/nros-go/nros => " + root + "\n"
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	// The prefix layout (share/<pkg>/...) and the package folder itself.
+	if code := Main([]string{"-o", filepath.Join(tmp, "msg"), "-v", "/usr"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("nros gen /usr: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "example.com/gentest/msg/test_interface_files") {
+		t.Fatalf("nros gen /usr generated %q", stdout.String())
+	}
+	files, _ := filepath.Glob(share + "/*/*.*")
+	gen, _ := filepath.Glob(filepath.Join(tmp, "msg", "test_interface_files", "*.go"))
+	if len(gen) < len(files)/2 {
+		t.Fatalf("%d Go files for %d interface files", len(gen), len(files))
+	}
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = tmp
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s in the generated module: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if sc := "/root/go/bin/staticcheck"; fileExists(sc) {
+		cmd := exec.Command(sc, "./...")
+		cmd.Dir = tmp
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("staticcheck of the generated module: %v\n%s", err, out)
+		}
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func TestGoFieldName(t *testing.T) {
+	for in, want := range map[string]string{"frame_id": "FrameID", "node_entities_info_seq": "NodeEntitiesInfoSeq",
+		"stamp_ns": "StampNs", "uuid": "UUID", "float32_values": "Float32Values", "x": "X", "goal_id": "GoalID"} {
+		if got := GoFieldName(in); got != want {
+			t.Errorf("GoFieldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestUnknownTypeError(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "my_msgs", "msg"), 0o755)
+	os.WriteFile(filepath.Join(dir, "my_msgs", "msg", "A.msg"), []byte("int32 x\nother_msgs/B b\n"), 0o644)
+	set := NewSet()
+	if err := set.Load(filepath.Join(dir, "my_msgs")); err != nil {
+		t.Fatal(err)
+	}
+	set.LoadBundled()
+	_, err := set.Generate("my_msgs", Options{ImportPrefix: "x/msg"})
+	if err == nil || !strings.Contains(err.Error(), "A.msg:2: field b: unknown type other_msgs/B") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestNoSelfNesting(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "p", "msg"), 0o755)
+	os.WriteFile(filepath.Join(dir, "p", "msg", "A.msg"), []byte("B b\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "p", "msg", "B.msg"), []byte("A[1] a\n"), 0o644)
+	set := NewSet()
+	if err := set.Load(filepath.Join(dir, "p")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := set.Generate("p", Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), "contains itself") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestBareHeaderHint(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "my_msgs", "msg"), 0o755)
+	os.WriteFile(filepath.Join(dir, "my_msgs", "msg", "A.msg"), []byte("Header header\n"), 0o644)
+	set := NewSet()
+	if err := set.Load(filepath.Join(dir, "my_msgs")); err != nil {
+		t.Fatal(err)
+	}
+	set.LoadBundled()
+	if _, err := set.Generate("my_msgs", Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), "write std_msgs/Header") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestNameClashes(t *testing.T) {
+	for _, c := range []struct {
+		pkg   string
+		files map[string]string
+		want  string
+	}{
+		{"p", map[string]string{"msg/Foo_Request.msg": "int32 a\n", "srv/Foo.srv": "---\n"}, "the Go name Foo_Request is both"},
+		{"p", map[string]string{"msg/NewFoo.msg": "int32 a\n", "msg/Foo.msg": "int32 a 1\n"}, "the Go name NewFoo is both"},
+		{"map", map[string]string{"msg/A.msg": "int32 a\n"}, "cannot be a Go package name"},
+	} {
+		dir := filepath.Join(t.TempDir(), c.pkg)
+		for name, src := range c.files {
+			os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+			os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
+		}
+		set := NewSet()
+		if err := set.Load(dir); err != nil {
+			t.Fatal(err)
+		}
+		set.LoadBundled()
+		if _, err := set.Generate(c.pkg, Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.files, err, c.want)
+		}
+	}
+}
+
+// TestMainWrites runs `nros gen` on a package folder inside a module: the
+// import path comes from go.mod, stale generated files go, hand-written
+// files stay and are never overwritten.
+func TestMainWrites(t *testing.T) {
+	mod := t.TempDir()
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/robot\n\ngo 1.26.0\n"), 0o644)
+	pkg := filepath.Join(mod, "interfaces", "robot_msgs")
+	os.MkdirAll(filepath.Join(pkg, "msg"), 0o755)
+	os.MkdirAll(filepath.Join(pkg, "action"), 0o755)
+	os.WriteFile(filepath.Join(pkg, "package.xml"), []byte("<package><name>robot_msgs</name></package>"), 0o644)
+	os.WriteFile(filepath.Join(pkg, "msg", "Status.msg"), []byte("std_msgs/Header header\nuint8 OK=0\nuint8 level\n"), 0o644)
+	os.WriteFile(filepath.Join(pkg, "action", "Dock.action"), []byte("string station\n---\nbool ok\n---\nfloat32 distance\n"), 0o644)
+	out := filepath.Join(mod, "gen")
+	os.MkdirAll(filepath.Join(out, "robot_msgs"), 0o755)
+	stale := filepath.Join(out, "robot_msgs", "old.go")
+	os.WriteFile(stale, []byte(GeneratedPrefix+" from x. DO NOT EDIT.\n\npackage robot_msgs\n"), 0o644)
+	mine := filepath.Join(out, "robot_msgs", "extra.go")
+	os.WriteFile(mine, []byte("package robot_msgs\n"), 0o644)
+
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-o", out, "-v", pkg}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != "example.com/robot/gen/robot_msgs" {
+		t.Errorf("stdout %q", got)
+	}
+	for _, f := range []string{"doc.go", "status.go", "dock_action.go"} {
+		if !fileExists(filepath.Join(out, "robot_msgs", f)) {
+			t.Errorf("%s not written", f)
+		}
+	}
+	if fileExists(stale) || !fileExists(mine) {
+		t.Errorf("stale generated file kept (%v) or hand-written file removed (%v)", fileExists(stale), !fileExists(mine))
+	}
+	src, _ := os.ReadFile(filepath.Join(out, "robot_msgs", "status.go"))
+	for _, want := range []string{`"github.com/nros-go/nros/msg/std_msgs"`, "Status_OK uint8 = 0",
+		"func (m *Status) StampHeader() *std_msgs.Header"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("status.go lacks %q", want)
+		}
+	}
+	// A hand-written file in the way of a generated one is not overwritten.
+	os.WriteFile(filepath.Join(out, "robot_msgs", "status.go"), []byte("package robot_msgs\n"), 0o644)
+	stderr.Reset()
+	if code := Main([]string{"-o", out, pkg}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "not overwriting") {
+		t.Errorf("exit %d, %s", code, stderr.String())
+	}
+	// Errors carry file:line.
+	os.WriteFile(filepath.Join(pkg, "msg", "Bad.msg"), []byte("int32 ok\nfloat33 x\n"), 0o644)
+	stderr.Reset()
+	if code := Main([]string{"-o", out, pkg}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "Bad.msg:2: unknown type \"float33\"") {
+		t.Errorf("exit %d, %s", code, stderr.String())
+	}
+	if code := Main(nil, &stdout, &stderr); code != 2 {
+		t.Errorf("no arguments: exit %d", code)
+	}
+}
+
+// A share tree that also holds a shipped package (std_msgs) generates only
+// the user's packages; their references use the shipped std_msgs.
+func TestMainSkipsShippedPackages(t *testing.T) {
+	mod := t.TempDir()
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/r\n\ngo 1.26.0\n"), 0o644)
+	share := filepath.Join(mod, "prefix", "share")
+	for f, src := range map[string]string{
+		"std_msgs/msg/Header.msg": "builtin_interfaces/Time stamp\nstring frame_id\n",
+		"my_msgs/msg/A.msg":       "std_msgs/Header header\n",
+	} {
+		os.MkdirAll(filepath.Join(share, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(share, f), []byte(src), 0o644)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-o", filepath.Join(mod, "msg"), "-v", filepath.Join(mod, "prefix")}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != "example.com/r/msg/my_msgs" {
+		t.Errorf("generated %q", got)
+	}
+	if !strings.Contains(stderr.String(), "std_msgs: using the package nros-go ships") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if fileExists(filepath.Join(mod, "msg", "std_msgs")) {
+		t.Error("std_msgs generated again")
+	}
+}

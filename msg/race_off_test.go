@@ -1,0 +1,5 @@
+//go:build !race
+
+package msg_test
+
+const raceEnabled = false

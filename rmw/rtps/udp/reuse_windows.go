@@ -1,0 +1,12 @@
+//go:build windows
+
+package udp
+
+import "syscall"
+
+// setReuseAddr sets SO_REUSEADDR on a socket, so that several participants
+// on one host can bind the SPDP multicast port. Windows takes the socket
+// as a syscall.Handle.
+func setReuseAddr(fd uintptr) error {
+	return syscall.SetsockoptInt(syscall.Handle(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+}
