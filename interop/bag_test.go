@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,74 +20,6 @@ const (
 	talkerStart    = int64(1585866235112411371)
 	talkerDuration = int64(4531096768)
 )
-
-var nrosBuild struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// nrosBinary builds cmd/nros once per test process.
-func nrosBinary(t testing.TB) string {
-	t.Helper()
-	nrosBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "nros-interop-bag-")
-		if err != nil {
-			nrosBuild.err = err
-			return
-		}
-		p := filepath.Join(dir, "nros")
-		out, err := exec.Command("go", "build", "-o", p, "github.com/nros-go/nros/cmd/nros").CombinedOutput()
-		if err != nil {
-			nrosBuild.err = fmt.Errorf("go build cmd/nros: %v\n%s", err, out)
-			return
-		}
-		nrosBuild.path = p
-	})
-	if nrosBuild.err != nil {
-		t.Fatal(nrosBuild.err)
-	}
-	return nrosBuild.path
-}
-
-// startNros runs `nros args...` in domain dom over DDS, like startSimtimer.
-func startNros(t testing.TB, dom int, args ...string) *goProc {
-	t.Helper()
-	RequireNamespace(t)
-	p := &goProc{done: make(chan struct{})}
-	p.cmd = exec.Command(nrosBinary(t), args...)
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "NROS_TRANSPORT=") && !strings.HasPrefix(kv, "ROS_DOMAIN_ID=") {
-			env = append(env, kv)
-		}
-	}
-	p.cmd.Env = append(env, "ROS_DOMAIN_ID="+strconv.Itoa(dom))
-	p.cmd.Stdout = lockedWriter{&p.mu, &p.out}
-	p.cmd.Stderr = lockedWriter{&p.mu, &p.errb}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("nros %v\nstdout:\n%s\nstderr:\n%s", args, p.stdout(), p.stderr())
-		}
-	})
-	return p
-}
-
-// wait waits up to timeout for the exit code.
-func (p *goProc) wait(timeout time.Duration) (int, error) {
-	select {
-	case <-p.done:
-		return p.cmd.ProcessState.ExitCode(), nil
-	case <-time.After(timeout):
-		return -1, fmt.Errorf("still running after %v", timeout)
-	}
-}
 
 // `nros bag play --clock 100 --rate 2` over DDS: a Cyclone (and a Fast DDS)
 // clocksub receives a /clock that advances at twice wall speed from the
