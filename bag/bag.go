@@ -687,15 +687,24 @@ type srcHead struct {
 
 type srcHeap []*srcHead
 
+// Len, Less, Swap, Push and Pop make srcHeap a heap.Interface.
 func (h srcHeap) Len() int { return len(h) }
+
+// Less is part of heap.Interface.
 func (h srcHeap) Less(i, j int) bool {
 	if h[i].m.Time != h[j].m.Time {
 		return h[i].m.Time < h[j].m.Time
 	}
 	return h[i].order < h[j].order
 }
+
+// Swap is part of heap.Interface.
 func (h srcHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *srcHeap) Push(x any)   { *h = append(*h, x.(*srcHead)) }
+
+// Push is part of heap.Interface.
+func (h *srcHeap) Push(x any) { *h = append(*h, x.(*srcHead)) }
+
+// Pop is part of heap.Interface.
 func (h *srcHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]

@@ -148,15 +148,24 @@ type mcapPending struct {
 
 type mcapHeap []mcapPending
 
+// Len, Less, Swap, Push and Pop make mcapHeap a heap.Interface.
 func (h mcapHeap) Len() int { return len(h) }
+
+// Less is part of heap.Interface.
 func (h mcapHeap) Less(i, j int) bool {
 	if h[i].time != h[j].time {
 		return h[i].time < h[j].time
 	}
 	return h[i].seq < h[j].seq
 }
+
+// Swap is part of heap.Interface.
 func (h mcapHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mcapHeap) Push(x any)   { *h = append(*h, x.(mcapPending)) }
+
+// Push is part of heap.Interface.
+func (h *mcapHeap) Push(x any) { *h = append(*h, x.(mcapPending)) }
+
+// Pop is part of heap.Interface.
 func (h *mcapHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
