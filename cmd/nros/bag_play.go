@@ -13,6 +13,7 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/bag"
+	"github.com/nros-go/nros/internal/timeline"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"
@@ -168,6 +169,7 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 	startPaused := fs.Bool("start-paused", false, "start paused (space resumes, on a terminal)")
 	startOffset := fs.Float64("start-offset", 0, "start this many seconds after the bag's beginning")
 	delay := fs.Float64("delay", 0, "wait this many seconds (wall time) before playing; /clock does not advance")
+	svgPath := fs.String("svg", "", "with --clock: write the published /clock against wall time as a picture (SVG) to this file")
 	fs.Float64Var(delay, "d", 0, "short for --delay")
 	queue := fs.Int("read-ahead-queue-size", 1000, "messages read ahead of playback")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
@@ -291,6 +293,14 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 
 	var clockMsg rosgraph_msgs.Clock
 	var clockBuf []byte
+	var tl *timeline.Timeline
+	if *svgPath != "" {
+		if *clockHz <= 0 {
+			return usagef("--svg %q: draws the published /clock, so it needs --clock", *svgPath)
+		}
+		tl = &timeline.Timeline{}
+	}
+	var playStart time.Time
 	p := &player{
 		start: st.Start, end: st.End,
 		open: func(start int64) (playerSource, error) {
@@ -309,6 +319,7 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 			}
 			clockMsg.Clock.Sec, clockMsg.Clock.Nanosec = sec, nsec
 			clockBuf = msg.Marshal(&clockMsg, true, clockBuf[:0])
+			tl.Add(timeline.Clock, time.Since(playStart), t)
 			return clockPub.Publish(clockBuf)
 		},
 		rate:        *rate,
@@ -335,8 +346,15 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 		return publish(m)
 	}
 	t0 := time.Now()
+	playStart = t0
 	n, err := p.Run(ctx)
 	detach()
+	if tl != nil {
+		title := fmt.Sprintf("nros bag play %s --clock %g --rate %g: ROS time against wall time", pos[0], *clockHz, *rate)
+		if werr := writeSVGFile(*svgPath, tl, title, []timeline.Span{{Label: "play"}}, time.Since(t0)); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if errors.Is(err, errQuit) {
 		err = nil
 	}
@@ -356,3 +374,19 @@ type listUsage struct{}
 
 func (*listUsage) String() string   { return "" }
 func (*listUsage) Set(string) error { return nil }
+
+// writeSVGFile writes a timeline picture to path.
+func writeSVGFile(path string, tl *timeline.Timeline, title string, spans []timeline.Span, total time.Duration) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--svg %q: %w", path, err)
+	}
+	if err := tl.WriteSVG(f, title, spans, total); err != nil {
+		f.Close()
+		return fmt.Errorf("--svg %q: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--svg %q: %w", path, err)
+	}
+	return nil
+}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/internal/clockscript"
+	"github.com/nros-go/nros/internal/timeline"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw/intra"
@@ -106,9 +107,9 @@ func Run(ctx context.Context, cfg Config) error {
 	exec := nros.NewExecutor(nros.WithExecutorContext(rctx))
 	clk := node.Clock()
 
-	var tl *timeline
+	var tl *timeline.Timeline
 	if cfg.SVG != nil {
-		tl = &timeline{}
+		tl = &timeline.Timeline{}
 	}
 	var mu sync.Mutex
 	stats := make([]stepStats, len(steps)+1)
@@ -140,7 +141,7 @@ func Run(ctx context.Context, cfg Config) error {
 		now := clk.Now().Nanoseconds()
 		over := rosTimer.Overruns()
 		out.printf("ros %d %d %d\n", time.Now().UnixNano(), now, over)
-		tl.add(evRos, time.Since(start), now)
+		tl.Add(timeline.Ros, time.Since(start), now)
 		mu.Lock()
 		s := &stats[curStep.Load()]
 		s.rosFires++
@@ -152,7 +153,7 @@ func Run(ctx context.Context, cfg Config) error {
 	_, err = node.CreateWallTimer(cfg.WallPeriod, func() {
 		wall := time.Now()
 		out.printf("wall %d %d\n", wall.UnixNano(), clk.Now().Nanoseconds())
-		tl.add(evWall, wall.Sub(start), clk.Now().Nanoseconds())
+		tl.Add(timeline.Wall, wall.Sub(start), clk.Now().Nanoseconds())
 		mu.Lock()
 		stats[index(stepAtWall(wall.Sub(start)))].wallFires++
 		mu.Unlock()
@@ -213,7 +214,7 @@ func Run(ctx context.Context, cfg Config) error {
 		s.samples++
 		mu.Unlock()
 		out.printf("clock %d %d\n", time.Now().UnixNano(), smp.Sim)
-		tl.add(evClock, smp.Wall, smp.Sim)
+		tl.Add(timeline.Clock, smp.Wall, smp.Sim)
 		if err := src.publish(smp.Sim); err != nil {
 			stopSpin()
 			<-spun
@@ -250,7 +251,13 @@ func Run(ctx context.Context, cfg Config) error {
 	mu.Unlock()
 	sum.total(rosTimer.Overruns())
 	if tl != nil {
-		if err := tl.render(cfg.SVG, cfg, steps, script.Duration()); err != nil {
+		spans := make([]timeline.Span, len(steps))
+		for i, s := range steps {
+			spans[i] = timeline.Span{Start: s.WallStart, Label: s.Text}
+		}
+		title := fmt.Sprintf("nros demo: ROS time against wall time — ROS timer %v (%s), wall timer %v, /clock at %g Hz",
+			cfg.Period, cfg.Overrun, cfg.WallPeriod, cfg.Hz)
+		if err := tl.WriteSVG(cfg.SVG, title, spans, script.Duration()); err != nil {
 			return fmt.Errorf("writing the picture: %w", err)
 		}
 	}

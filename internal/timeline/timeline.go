@@ -1,4 +1,9 @@
-package demo
+// Package timeline draws ROS time against wall time as an SVG picture: the
+// /clock samples as a line (pauses flat, rates as slopes, jumps as vertical
+// steps), ROS-timer activations as red dots on it, wall-timer activations as
+// blue ticks in their own lane, and labelled spans (a script's steps, a
+// bag's loops). `nros demo --svg` and `nros bag play --svg` use it.
+package timeline
 
 import (
 	"fmt"
@@ -18,21 +23,30 @@ type point struct {
 	sim  int64
 }
 
-// timeline records what the picture shows (Config.SVG).
-type timeline struct {
+// Timeline records what the picture shows. It is safe for concurrent use;
+// a nil *Timeline records nothing.
+type Timeline struct {
 	mu               sync.Mutex
 	clock, ros, wall []point
 }
 
-// Kinds of timeline events.
+// Span labels a stretch of wall time (a zero-length span marks an instant,
+// such as a jump).
+type Span struct {
+	Start time.Duration
+	Label string
+}
+
+// Kinds of events.
 const (
-	evClock = iota
-	evRos
-	evWall
+	Clock = iota // a /clock sample
+	Ros          // a ROS-timer activation
+	Wall         // a wall-timer activation
 )
 
-// add records one event; a nil timeline records nothing.
-func (t *timeline) add(kind int, wall time.Duration, sim int64) {
+// Add records one event of kind at wall time since the start, with the
+// ROS time then.
+func (t *Timeline) Add(kind int, wall time.Duration, sim int64) {
 	if t == nil {
 		return
 	}
@@ -40,9 +54,9 @@ func (t *timeline) add(kind int, wall time.Duration, sim int64) {
 	defer t.mu.Unlock()
 	p := point{wall, sim}
 	switch kind {
-	case evClock:
+	case Clock:
 		t.clock = append(t.clock, p)
-	case evRos:
+	case Ros:
 		t.ros = append(t.ros, p)
 	default:
 		t.wall = append(t.wall, p)
@@ -63,11 +77,9 @@ const (
 	colorStepBorder = "#bbb"
 )
 
-// render writes ROS time against wall time: the /clock samples as a line
-// (pauses flat, rates as slopes, jumps as vertical steps), every ROS-timer
-// activation as a red dot on it, every wall-timer activation as a blue tick
-// in its own lane, and each script step's span labelled.
-func (t *timeline) render(w io.Writer, cfg Config, steps []clockscript.Step, total time.Duration) error {
+// WriteSVG writes the picture, titled title, over total wall time, with the
+// spans labelled under the plot.
+func (t *Timeline) WriteSVG(w io.Writer, title string, spans []Span, total time.Duration) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
@@ -93,37 +105,45 @@ func (t *timeline) render(w io.Writer, cfg Config, steps []clockscript.Step, tot
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", svgW, svgH, svgW, svgH)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", svgW, svgH)
-	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="13">nros demo: ROS time against wall time — ROS timer %v (%s), wall timer %v, /clock at %g Hz</text>`+"\n",
-		padL, cfg.Period, cfg.Overrun, cfg.WallPeriod, cfg.Hz)
-	// Steps: a band each, labelled under the plot.
-	for i, s := range steps {
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="13">%s</text>`+"\n", padL, html.EscapeString(title))
+	// Spans: a band each, labelled under the plot.
+	for i, s := range spans {
 		end := total
-		if i+1 < len(steps) {
-			end = steps[i+1].WallStart
+		if i+1 < len(spans) {
+			end = spans[i+1].Start
 		}
-		x0 := x(s.WallStart)
+		x0 := x(s.Start)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="3,3"/>`+"\n", x0, padT, x0, wallLaneY+10, colorStepBorder)
 		mid := (x0 + x(end)) / 2
-		if end == s.WallStart { // a jump: no width, label at the line
+		if end == s.Start { // an instant: label at the line
 			mid = x0
 		}
 		row := labelRowY - 14*(i%2)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", mid, row, html.EscapeString(s.Text))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", mid, row, html.EscapeString(s.Label))
 	}
 	// Axes.
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", padL, padT+plotH, padL+plotW, padT+plotH)
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", padL, padT, padL, padT+plotH)
-	for s := 0; time.Duration(s)*time.Second <= total; s++ {
-		xs := x(time.Duration(s) * time.Second)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%ds</text>`+"\n", xs, padT+plotH+14, s)
+	wstep := time.Duration(niceStep(int64(total) * 8 / 10)) // about ten ticks
+	for d := time.Duration(0); d <= total; d += wstep {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x(d), padT+plotH+14, clockscript.FormatSim(int64(d)))
+	}
+	// Epoch-sized ROS times are labelled from a base, named in the axis title.
+	var base int64
+	yTitle := "ROS time"
+	if lo > 1e6*int64(time.Second) {
+		base = lo / int64(time.Second) * int64(time.Second)
+		yTitle = "ROS time − " + clockscript.FormatSim(base)
 	}
 	step := niceStep(hi - lo)
-	for v := (lo/step + 1) * step; v < hi; v += step {
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", padL-6, y(v)+4, clockscript.FormatSim(v))
+	for v := base + ((lo-base)/step+1)*step; v < hi; v += step {
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", padL-6, y(v)+4, clockscript.FormatSim(v-base))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d">wall time</text>`+"\n", padL+plotW-50, padT+plotH+28)
-	fmt.Fprintf(&b, `<text x="12" y="%d" transform="rotate(-90 12 %d)">ROS time</text>`+"\n", padT+plotH/2, padT+plotH/2)
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">wall timer</text>`+"\n", 8, wallLaneY+4, colorWall)
+	fmt.Fprintf(&b, `<text x="12" y="%d" transform="rotate(-90 12 %d)" text-anchor="middle">%s</text>`+"\n", padT+plotH/2, padT+plotH/2, html.EscapeString(yTitle))
+	if len(t.wall) > 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">wall timer</text>`+"\n", 8, wallLaneY+4, colorWall)
+	}
 	// The clock: a step line through the samples.
 	if len(t.clock) > 0 {
 		var path strings.Builder
@@ -142,9 +162,16 @@ func (t *timeline) render(w io.Writer, cfg Config, steps []clockscript.Step, tot
 	for _, p := range t.wall {
 		fmt.Fprintf(&b, `<line class="wall" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`+"\n", x(p.wall), wallLaneY-6, x(p.wall), wallLaneY+6, colorWall)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">● ROS-timer activation (%d)</text>`+"\n", padL+10, padT+14, colorRos, len(t.ros))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">| wall-timer activation (%d)</text>`+"\n", padL+210, padT+14, colorWall, len(t.wall))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">— /clock samples (%d)</text>`+"\n", padL+410, padT+14, colorClock, len(t.clock))
+	legend := padL + 10
+	if len(t.ros) > 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">● ROS-timer activation (%d)</text>`+"\n", legend, padT+14, colorRos, len(t.ros))
+		legend += 200
+	}
+	if len(t.wall) > 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">| wall-timer activation (%d)</text>`+"\n", legend, padT+14, colorWall, len(t.wall))
+		legend += 200
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">— /clock samples (%d)</text>`+"\n", legend, padT+14, colorClock, len(t.clock))
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
