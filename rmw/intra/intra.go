@@ -145,6 +145,7 @@ type Transport struct {
 	retired   counters // totals of closed publishers
 	incompQoS uint64
 	incompTyp uint64
+	svc       svcRegistry // services (service.go)
 
 	evMu     sync.Mutex // guards evq and draining; taken after mu, never held during OnEvent
 	evq      []pendingEvent
@@ -480,9 +481,13 @@ func (t *Transport) Close() error {
 		}
 	}
 	t.topics = map[string]*topic{}
+	gates := t.closeServicesLocked()
 	t.mu.Unlock()
 	for _, s := range subs {
 		s.waitDeliveries()
+	}
+	for _, g := range gates {
+		g.wait()
 	}
 	t.waitEvents(nil)
 	return nil
