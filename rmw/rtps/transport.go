@@ -123,7 +123,10 @@ type Stats struct {
 	// DroppedSamples counts remote samples dropped because 65536
 	// callbacks were already waiting (a deliver function blocked).
 	DroppedSamples uint64
-	Discovery      discovery.Stats
+	// BadServiceSamples counts service requests and responses dropped
+	// because they did not decode in their mapping.
+	BadServiceSamples uint64
+	Discovery         discovery.Stats
 }
 
 // Transport is one RTPS participant implementing rmw.Transport.
@@ -160,6 +163,9 @@ type Transport struct {
 	remoteGraph map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo
 	graph       *Publisher
 	graphDirty  bool
+	// nextUserData is the USER_DATA of the next endpoint created (service
+	// endpoints announce clientid/serviceid), consumed by it.
+	nextUserData []byte
 
 	draining bool // an event dispatch is running (guarded by mu)
 
