@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nros-go/nros/internal/rosargs"
 	"github.com/nros-go/nros/msg"
@@ -430,8 +431,18 @@ func (c *Client[Req, Resp]) notify() {
 	c.mu.Unlock()
 }
 
+// availabilityPoll is how often WaitForService looks again between graph
+// events: a transport can become ready without one (an acknowledgement).
+const availabilityPoll = 20 * time.Millisecond
+
 // WaitForService returns nil once a server is matched, or ctx's error.
 func (c *Client[Req, Resp]) WaitForService(ctx context.Context) error {
+	var tick *time.Ticker
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
 	for {
 		c.mu.Lock()
 		ch, closed := c.changed, c.closed
@@ -442,8 +453,12 @@ func (c *Client[Req, Resp]) WaitForService(ctx context.Context) error {
 		if c.cl.ServiceAvailable() {
 			return nil
 		}
+		if tick == nil {
+			tick = time.NewTicker(availabilityPoll)
+		}
 		select {
 		case <-ch:
+		case <-tick.C:
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -463,7 +463,10 @@ func (c *ServiceClient) SendRequest(data []byte) (int64, error) {
 }
 
 // ServiceAvailable reports whether a server's request reader and response
-// writer are both matched.
+// writer are both matched, and a remote request reader has also matched
+// the request writer (it has acknowledged it): a volatile reader that
+// matches a writer late skips what was written before, so a request sent
+// earlier would be lost.
 func (c *ServiceClient) ServiceAvailable() bool {
 	t := c.t
 	t.mu.Lock()
@@ -471,7 +474,18 @@ func (c *ServiceClient) ServiceAvailable() bool {
 	if c.req.closed || c.resp.closed.Load() {
 		return false
 	}
-	return len(c.req.remote)+len(c.req.local) > 0 && len(c.resp.remote)+len(c.resp.local) > 0
+	if len(c.resp.remote)+len(c.resp.local) == 0 {
+		return false
+	}
+	if len(c.req.local) > 0 {
+		return true
+	}
+	for g := range c.req.remote {
+		if c.req.w.HeardFrom(g) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close retracts both endpoints of the client.
