@@ -1,0 +1,146 @@
+package interop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/msg/std_srvs"
+)
+
+// TestGoClientToPeerServer: a Go client calls std_srvs/SetBool on a peer
+// server, which answers in its vendor's request-id mapping (Cyclone: the
+// header in the payload; Fast DDS: the related sample identity).
+func TestGoClientToPeerServer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			t.Parallel()
+			dom := Domain(t)
+			srv := Start(t, "svc_"+vendor, "--mode", "server", "--service", "/set_flag", "--count", "3",
+				"--timeout", "60", "--domain", fmt.Sprint(dom))
+			g := newGoNode(t, dom, "go_client")
+			cl, err := nros.NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "set_flag")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i <= 3; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				resp, err := cl.Call(ctx, &std_srvs.SetBool_Request{Data: i%2 == 1})
+				cancel()
+				if err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+				want := fmt.Sprintf("%s %v", vendor, i%2 == 1)
+				if resp.Success != (i%2 == 1) || resp.Message != want {
+					t.Fatalf("call %d: %+v, want message %q", i, resp, want)
+				}
+			}
+			if rc, err := srv.Wait(20 * time.Second); err != nil || rc != ExitOK {
+				t.Fatalf("server exit %d %v", rc, err)
+			}
+		})
+	}
+}
+
+// TestPeerClientToGoServer: a peer client calls a Go SetBool server; the Go
+// server answers each in the mapping its request came with.
+func TestPeerClientToGoServer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			t.Parallel()
+			dom := Domain(t)
+			g := newGoNode(t, dom, "go_server")
+			srv, err := nros.NewService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "/set_flag",
+				func(_ context.Context, req *std_srvs.SetBool_Request) (*std_srvs.SetBool_Response, error) {
+					return &std_srvs.SetBool_Response{Success: req.Data, Message: fmt.Sprintf("go %v", req.Data)}, nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			cl := Start(t, "svc_"+vendor, "--mode", "client", "--service", "/set_flag", "--count", "4",
+				"--timeout", "60", "--domain", fmt.Sprint(dom))
+			if rc, err := cl.Wait(60 * time.Second); err != nil || rc != ExitOK {
+				t.Fatalf("client exit %d %v", rc, err)
+			}
+			lines := cl.Lines()
+			if len(lines) != 4 {
+				t.Fatalf("client printed %q", lines)
+			}
+			for i, l := range lines {
+				on := i%2 == 0
+				b := 0
+				if on {
+					b = 1
+				}
+				// response <seq> <success> <message>; the sequence numbers
+				// are the client's own (from 1).
+				want := fmt.Sprintf("response %d %d go %v", i+1, b, on)
+				if l != want {
+					t.Fatalf("line %d: %q, want %q", i, l, want)
+				}
+			}
+			if srv.Answered() != 4 || srv.Dropped() != 0 {
+				t.Fatalf("answered %d dropped %d", srv.Answered(), srv.Dropped())
+			}
+		})
+	}
+}
+
+// TestGoCallToMuteServerTimesOut: a peer server that takes requests and never
+// answers; the Go call returns the context's error at its deadline and
+// leaves no goroutine and no pending request behind.
+func TestGoCallToMuteServerTimesOut(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			srv := Start(t, "svc_"+vendor, "--mode", "server", "--mute", "--service", "/mute",
+				"--timeout", "60", "--domain", fmt.Sprint(dom))
+			g := newGoNode(t, dom, "go_client")
+			cl, err := nros.NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "/mute")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err = cl.WaitForService(wctx)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := runtime.NumGoroutine()
+			const d = 1500 * time.Millisecond
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			start := time.Now()
+			_, err = cl.Call(ctx, &std_srvs.SetBool_Request{Data: true})
+			took := time.Since(start)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err %v", err)
+			}
+			if took < d || took > d+500*time.Millisecond {
+				t.Fatalf("returned after %v, deadline %v", took, d)
+			}
+			if cl.Pending() != 0 {
+				t.Fatalf("%d pending", cl.Pending())
+			}
+			// The peer did get the request.
+			if _, err := srv.WaitLines(1, 10*time.Second); err != nil || !strings.HasPrefix(srv.Lines()[0], "request 1 1") {
+				t.Fatalf("server lines %q %v", srv.Lines(), err)
+			}
+			if !waitFor(5*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
+				t.Fatalf("goroutines %d -> %d", before, runtime.NumGoroutine())
+			}
+		})
+	}
+}
