@@ -57,6 +57,7 @@ type nodeConfig struct {
 	autoDeclare     bool
 	clockQoS        QoS
 	clockQoSSet     bool
+	noParamServices bool // paramservice.go
 }
 
 // WithNamespace puts the node in a namespace ("/robot1" or "robot1").
@@ -187,6 +188,10 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		if err := n.followClock(n.params); err != nil {
 			return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
 		}
+	}
+	if err := n.startParameterServices(); err != nil {
+		n.Close()
+		return nil, err
 	}
 	return n, nil
 }
