@@ -56,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "gen":
 		return runGen(args[1:], stdout, stderr)
+	case "param":
+		return runParam(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
