@@ -105,3 +105,57 @@ func ServiceTopics(service string) (request, reply string, err error) {
 func ServiceTypeName(reqType string) string {
 	return strings.TrimSuffix(reqType, "_Request")
 }
+
+// ServiceInfo describes one (service name, service type) pair in the ROS
+// graph: the nodes of its servers and clients (an empty NodeInfo when a
+// remote endpoint's node is unknown).
+type ServiceInfo struct {
+	Name        string // "/add_two_ints"
+	Type        string // "example_interfaces/srv/AddTwoInts"
+	ServerNodes []NodeInfo
+	ClientNodes []NodeInfo
+}
+
+// ServiceGraph is implemented by transports that can list the services of
+// the graph, sorted by name then type.
+type ServiceGraph interface {
+	Services() []ServiceInfo
+}
+
+// AddServiceEndpoint adds one endpoint to a service list (for transports
+// building ServiceGraph answers).
+func AddServiceEndpoint(list []ServiceInfo, name, typ string, node NodeInfo, server bool) []ServiceInfo {
+	i := -1
+	for k := range list {
+		if list[k].Name == name && list[k].Type == typ {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		list = append(list, ServiceInfo{Name: name, Type: typ})
+		i = len(list) - 1
+	}
+	if server {
+		list[i].ServerNodes = append(list[i].ServerNodes, node)
+	} else {
+		list[i].ClientNodes = append(list[i].ClientNodes, node)
+	}
+	return list
+}
+
+// SortServices sorts a service list by name, then type.
+func SortServices(list []ServiceInfo) {
+	for i := 1; i < len(list); i++ {
+		for j := i; j > 0 && lessService(list[j], list[j-1]); j-- {
+			list[j], list[j-1] = list[j-1], list[j]
+		}
+	}
+}
+
+func lessService(a, b ServiceInfo) bool {
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	return a.Type < b.Type
+}

@@ -85,6 +85,7 @@ func (g *svcGate) wait() {
 // ServiceServer is the intra implementation of rmw.ServiceServer.
 type ServiceServer struct {
 	t        *Transport
+	node     rmw.NodeInfo
 	name     string
 	reqType  string
 	respType string
@@ -98,6 +99,7 @@ type ServiceServer struct {
 // ServiceClient is the intra implementation of rmw.ServiceClient.
 type ServiceClient struct {
 	t        *Transport
+	node     rmw.NodeInfo
 	name     string
 	reqType  string
 	respType string
@@ -145,7 +147,7 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, name, reqType, respType 
 	if handle == nil {
 		return nil, fmt.Errorf("intra: nil handler for service %q", name)
 	}
-	s := &ServiceServer{t: t, name: name, reqType: reqType, respType: respType, qos: qos.Normalize(),
+	s := &ServiceServer{t: t, node: node, name: name, reqType: reqType, respType: respType, qos: qos.Normalize(),
 		handle: handle, onEvent: opts.OnEvent, gate: newGate()}
 	var evs []pendingEvent
 	t.mu.Lock()
@@ -187,7 +189,7 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, name, reqType, respType 
 	if deliver == nil {
 		return nil, fmt.Errorf("intra: nil deliver function for service %q", name)
 	}
-	c := &ServiceClient{t: t, name: name, reqType: reqType, respType: respType, qos: qos.Normalize(),
+	c := &ServiceClient{t: t, node: node, name: name, reqType: reqType, respType: respType, qos: qos.Normalize(),
 		deliver: deliver, onEvent: opts.OnEvent, gate: newGate()}
 	var evs []pendingEvent
 	t.mu.Lock()
@@ -353,4 +355,26 @@ func (t *Transport) closeServicesLocked() []*svcGate {
 	}
 	t.svc = svcRegistry{}
 	return gates
+}
+
+var _ rmw.ServiceGraph = (*Transport)(nil)
+
+// Services lists the services with open servers or clients, sorted by
+// name then type.
+func (t *Transport) Services() []rmw.ServiceInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []rmw.ServiceInfo
+	for name, ss := range t.svc.servers {
+		for _, s := range ss {
+			out = rmw.AddServiceEndpoint(out, name, rmw.ServiceTypeName(s.reqType), s.node, true)
+		}
+	}
+	for name, cs := range t.svc.clients {
+		for _, c := range cs {
+			out = rmw.AddServiceEndpoint(out, name, rmw.ServiceTypeName(c.reqType), c.node, false)
+		}
+	}
+	rmw.SortServices(out)
+	return out
 }

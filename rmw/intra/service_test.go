@@ -100,3 +100,17 @@ func TestServiceCloseFromHandler(t *testing.T) {
 		t.Fatal("still available")
 	}
 }
+
+func TestServicesGraph(t *testing.T) {
+	tr := New()
+	defer tr.Close()
+	n := rmw.NodeInfo{Name: "s", Namespace: "/"}
+	tr.NewServiceServer(n, "/b", "p/srv/B_Request", "p/srv/B_Response", rmw.QoS{}, func(rmw.Request) {}, rmw.EndpointOptions{})
+	tr.NewServiceServer(n, "/a", "p/srv/A_Request", "p/srv/A_Response", rmw.QoS{}, func(rmw.Request) {}, rmw.EndpointOptions{})
+	tr.NewServiceClient(rmw.NodeInfo{Name: "c", Namespace: "/"}, "/a", "p/srv/A_Request", "p/srv/A_Response", rmw.QoS{}, func(rmw.Response) {}, rmw.EndpointOptions{})
+	got := tr.Services()
+	if len(got) != 2 || got[0].Name != "/a" || got[0].Type != "p/srv/A" || len(got[0].ServerNodes) != 1 ||
+		len(got[0].ClientNodes) != 1 || got[0].ClientNodes[0].Name != "c" || got[1].Name != "/b" {
+		t.Fatalf("%+v", got)
+	}
+}

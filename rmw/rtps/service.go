@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps/endpoint"
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -574,4 +575,48 @@ func (s *ServiceServer) SendResponse(id rmw.RequestID, data []byte) error {
 		return EncodeCycloneSample(nil, binary.LittleEndian.Uint64(id.Writer[:8]), id.Seq, data), nil, local
 	})
 	return err
+}
+
+var _ rmw.ServiceGraph = (*Transport)(nil)
+
+// Services lists the services of the graph, local and discovered, from
+// their request topics (rq/...Request): a request reader is a server, a
+// request writer a client. Remote endpoints carry their node when their
+// participant published it on ros_discovery_info.
+func (t *Transport) Services() []rmw.ServiceInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []rmw.ServiceInfo
+	add := func(ed *wire.EndpointData, node rmw.NodeInfo, server bool) {
+		name, ok := strings.CutPrefix(ed.TopicName, "rq/")
+		if !ok {
+			return
+		}
+		if name, ok = strings.CutSuffix(name, "Request"); !ok || name == "" {
+			return
+		}
+		typ, err := msg.ROSTypeName(ed.TypeName)
+		if err != nil {
+			typ = ed.TypeName
+		}
+		out = rmw.AddServiceEndpoint(out, "/"+name, rmw.ServiceTypeName(typ), node, server)
+	}
+	for _, p := range t.pubs {
+		if !p.internal {
+			add(&p.ed, p.node, false)
+		}
+	}
+	for _, s := range t.subs {
+		if !s.internal {
+			add(&s.ed, s.node, true)
+		}
+	}
+	for _, e := range t.remW {
+		add(&e.Data, t.remoteNodeLocked(e.GUID()), false)
+	}
+	for _, e := range t.remR {
+		add(&e.Data, t.remoteNodeLocked(e.GUID()), true)
+	}
+	rmw.SortServices(out)
+	return out
 }

@@ -346,3 +346,30 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+func TestServicesGraph(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		a := newMem(t, nw, nil)
+		defer a.Close()
+		b := newMem(t, nw, nil)
+		defer b.Close()
+		echoServer(t, a, "/set")
+		newClient(t, b, "/set")
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		for _, tr := range []*Transport{a, b} {
+			got := tr.Services()
+			if len(got) != 1 || got[0].Name != "/set" || got[0].Type != "std_srvs/srv/SetBool" ||
+				len(got[0].ServerNodes) != 1 || len(got[0].ClientNodes) != 1 {
+				t.Fatalf("%+v", got)
+			}
+		}
+		if got := a.Services()[0].ServerNodes[0]; got.Name != node.Name {
+			t.Fatalf("local server node %+v", got)
+		}
+		if got := b.Services()[0].ServerNodes[0]; got.Name != node.Name {
+			t.Fatalf("remote server node %+v (from ros_discovery_info)", got)
+		}
+	})
+}
