@@ -58,6 +58,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runGen(args[1:], stdout, stderr)
 	case "param":
 		return runParam(ctx, args[1:], stdout, stderr)
+	case "service":
+		return runService(ctx, args[1:], stdout, stderr)
+	case "node":
+		return runNode(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
