@@ -144,3 +144,32 @@ func TestGoCallToMuteServerTimesOut(t *testing.T) {
 		})
 	}
 }
+
+// TestNrosServiceAndNodeAgainstPeers: nros service list/call and nros node
+// list see a peer's server and node (from SEDP and ros_discovery_info) and
+// call it in the peer's mapping.
+func TestNrosServiceAndNodeAgainstPeers(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			t.Parallel()
+			dom := Domain(t)
+			Start(t, "svc_"+vendor, "--mode", "server", "--service", "/set_flag", "--node", "peer_server",
+				"--timeout", "60", "--domain", fmt.Sprint(dom))
+			code, out, errs := nrosCLI(t, dom, "service", "list", "-t", "--spin-time", "2s")
+			if code != 0 || !strings.Contains(out, "/set_flag [std_srvs/srv/SetBool]\n") {
+				t.Fatalf("service list: exit %d %q %q", code, out, errs)
+			}
+			code, out, errs = nrosCLI(t, dom, "node", "list", "--spin-time", "2s")
+			if code != 0 || !strings.Contains(out, "/peer_server\n") {
+				t.Fatalf("node list: exit %d %q %q", code, out, errs)
+			}
+			code, out, errs = nrosCLI(t, dom, "service", "call", "/set_flag", "std_srvs/srv/SetBool", "{data: true}", "--timeout", "20s")
+			want := fmt.Sprintf("response:\nstd_srvs.srv.SetBool_Response(success=True, message='%s true')\n", vendor)
+			if code != 0 || !strings.Contains(out, want) {
+				t.Fatalf("service call: exit %d %q %q", code, out, errs)
+			}
+		})
+	}
+}
