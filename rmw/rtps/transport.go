@@ -163,6 +163,7 @@ type Transport struct {
 	remoteGraph map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo
 	graph       *Publisher
 	graphDirty  bool
+	gidLearn    bool // adopt the first peer's Gid layout (distro.go)
 	// nextUserData is the USER_DATA of the next endpoint created (service
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
@@ -190,6 +191,7 @@ var _ rmw.Transport = (*Transport)(nil)
 // New creates the participant: it binds its sockets, starts its goroutines
 // and begins announcing itself.
 func New(cfg Config) (*Transport, error) {
+	learnGid := cfg.GidSize == 0 // distro.go
 	cfg.setDefaults()
 	ports, err := udp.PortsFor(cfg.DomainID)
 	if err != nil {
@@ -204,6 +206,7 @@ func New(cfg Config) (*Transport, error) {
 		remR:      map[wire.GUID]*discovery.Endpoint{},
 		route:     map[wire.GUID][]*Subscription{},
 		stashedHB: map[wire.GUID]stashedHB{},
+		gidLearn:  learnGid,
 
 		remoteGraph: map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo{},
 		wake:        make(chan struct{}, 1),
