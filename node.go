@@ -189,7 +189,7 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 			return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
 		}
 	}
-	if err := n.startParameterServices(); err != nil {
+	if err := n.startROSInterfaces(); err != nil {
 		n.Close()
 		return nil, err
 	}

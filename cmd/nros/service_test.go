@@ -68,6 +68,7 @@ func TestNodeListInfo(t *testing.T) {
 	}
 	code, out, errs := run("info", "simtimer")
 	want := "/simtimer\n  Subscribers:\n\n  Publishers:\n    /odd: std_srvs/srv/SetBool_Request\n    /parameter_events: rcl_interfaces/msg/ParameterEvent\n" +
+		"    /rosout: rcl_interfaces/msg/Log\n" +
 		"  Service Servers:\n" +
 		"    /simtimer/describe_parameters: rcl_interfaces/srv/DescribeParameters\n" +
 		"    /simtimer/get_parameter_types: rcl_interfaces/srv/GetParameterTypes\n" +
