@@ -160,3 +160,29 @@ func TestNrosParamSetOnSimtimer(t *testing.T) {
 		t.Fatalf("notabool: exit %d %q %q", code, out, errs)
 	}
 }
+
+// TestNrosParamGetFromPeer: nros param get against a peer-side parameter
+// server (get_parameters in the peer's request-id mapping).
+func TestNrosParamGetFromPeer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			t.Parallel()
+			dom := Domain(t)
+			srv := Start(t, "svc_"+vendor, "--mode", "paramserver", "--target", "/peer_node", "--node", "peer_node",
+				"--timeout", "60", "--domain", strconv.Itoa(dom))
+			for name, want := range map[string]string{
+				"answer":       "Integer value is: 42\n",
+				"vendor":       "String value is: " + vendor + "\n",
+				"use_sim_time": "Boolean value is: False\n",
+				"nope":         "Parameter not set.\n",
+			} {
+				code, out, errs := nrosCLI(t, dom, "param", "get", "/peer_node", name, "--timeout", "20s")
+				if code != 0 || out != want {
+					t.Fatalf("get %s: exit %d %q %q (peer printed %q)", name, code, out, errs, srv.Lines())
+				}
+			}
+		})
+	}
+}

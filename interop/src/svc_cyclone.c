@@ -14,6 +14,10 @@
  *                    with --param NAME --value V (true/false: bool, an
  *                    integer: integer, otherwise a string); prints
  *                    "result <0|1> <reason>"; exit 0 once answered.
+ *   --mode paramserver  serves <--target>/get_parameters (the node's name
+ *                    is --node): use_sim_time false, answer 42, vendor
+ *                    "cyclone", anything else NOT_SET; prints
+ *                    "get <name>..." per request; runs until --timeout.
  */
 #include "cyclone.h"
 #include "services.h"
@@ -172,6 +176,46 @@ static int run_setparam(cy_node *n, const char *target, const char *name, const 
   return EXIT_OK;
 }
 
+static int run_paramserver(cy_node *n, const char *target) {
+  char service[256], rq[300], rr[300];
+  snprintf(service, sizeof service, "%s/get_parameters", target);
+  svc_topics(service, rq, rr, sizeof rq);
+  dds_entity_t tq = cy_topic(n, &rcl_interfaces_srv_dds__GetParameters_Request__desc, rq);
+  dds_entity_t tr = cy_topic(n, &rcl_interfaces_srv_dds__GetParameters_Response__desc, rr);
+  dds_entity_t r = cy_reader(n, tq, 1, 1000, 0);
+  dds_entity_t w = cy_writer(n, tr, 1, 1000, 0);
+  dds_entity_t ws = cy_waitset(n, r);
+  rcl_interfaces_srv_dds__GetParameters_Request_ req;
+  cy_announce(n, &r, 1, &w, 1);
+  fprintf(stderr, "%s: serving %s\n", g_prog, service);
+  memset(&req, 0, sizeof req);
+  while (take_one(r, ws, &req)) {
+    rcl_interfaces_srv_dds__GetParameters_Response_ resp;
+    rcl_interfaces_msg_dds__ParameterValue_ vals[16];
+    uint32_t i, k = req.names._length < 16 ? req.names._length : 16;
+    memset(&resp, 0, sizeof resp);
+    memset(vals, 0, sizeof vals);
+    printf("get");
+    for (i = 0; i < k; i++) {
+      const char *name = req.names._buffer[i];
+      printf(" %s", name);
+      vals[i].string_value = (char *)"";
+      if (strcmp(name, "use_sim_time") == 0) vals[i].type = 1;
+      else if (strcmp(name, "answer") == 0) { vals[i].type = 2; vals[i].integer_value = 42; }
+      else if (strcmp(name, "vendor") == 0) { vals[i].type = 4; vals[i].string_value = (char *)VENDOR; }
+    }
+    printf("\n");
+    resp.client_guid = req.client_guid;
+    resp.sequence_number = req.sequence_number;
+    resp.values._buffer = vals;
+    resp.values._length = resp.values._maximum = k;
+    cy_wait_readers(w, 1, 1.0);
+    CY_OK(dds_write(w, &resp));
+  }
+  dds_sample_free(&req, &rcl_interfaces_srv_dds__GetParameters_Request__desc, DDS_FREE_CONTENTS);
+  return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
   common_opts c;
   const char *mode = "server", *service = "/nros_svc", *target = "/simtimer", *param = "use_sim_time", *value = "true";
@@ -182,7 +226,7 @@ int main(int argc, char **argv) {
   common_defaults(&c, g_prog);
   {
     const flag_t fl[] = {
-      {"mode", FLAG_STRING, &mode, "server | client | setparam (server)"},
+      {"mode", FLAG_STRING, &mode, "server | client | setparam | paramserver (server)"},
       {"service", FLAG_STRING, &service, "ROS service name (/nros_svc)"},
       {"count", FLAG_INT, &count, "requests to answer or make (server: 0 = until --timeout)"},
       {"mute", FLAG_BOOL, &mute, "server: take requests, never answer"},
@@ -201,6 +245,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "server") == 0) rc = run_server(&n, service, count, mute);
   else if (strcmp(mode, "client") == 0) rc = run_client(&n, service, count > 0 ? count : 1);
   else if (strcmp(mode, "setparam") == 0) rc = run_setparam(&n, target, param, value);
+  else if (strcmp(mode, "paramserver") == 0) rc = run_paramserver(&n, target);
   else fatal("unknown --mode %s", mode);
   cy_node_close(&n);
   return rc;

@@ -6,6 +6,7 @@
 //   --mode server    answers std_srvs/SetBool (message "fastdds <data>")
 //   --mode client    calls it --count times
 //   --mode setparam  calls <--target>/set_parameters as `ros2 param set`
+//   --mode paramserver  serves <--target>/get_parameters (vendor "fastdds")
 #include "fastdds.hpp"
 
 #include <fastdds/rtps/common/SampleIdentity.h>
@@ -37,6 +38,23 @@ struct SetParamsResp {
   std::vector<ParamResult> results;
 };
 
+struct GetParamsReq {
+  std::vector<std::string> names;
+};
+struct GetParamsResp {
+  std::vector<Param> values;  // names unused
+};
+
+inline size_t body_bound(const GetParamsReq &m) {
+  size_t z = 4;
+  for (const auto &n : m.names) z += 8 + n.size();
+  return z;
+}
+inline size_t body_bound(const GetParamsResp &m) {
+  size_t z = 4;
+  for (const auto &p : m.values) z += 8 + 8 + 8 + 8 + p.s.size() + 1 + 8 + 20;
+  return z;
+}
 inline size_t body_bound(const SetBoolReq &) { return 1; }
 inline size_t body_bound(const SetBoolResp &m) { return 1 + 3 + 4 + m.message.size() + 1; }
 inline size_t body_bound(const SetParamsReq &m) {
@@ -74,6 +92,30 @@ inline void encode(CdrOut &o, const SetParamsReq &m) {
     for (int k = 0; k < 5; k++) o.u32(0);  // the five arrays, empty
   }
 }
+// rcl_interfaces/ParameterValue with empty arrays.
+inline void encode_value(CdrOut &o, const Param &p) {
+  int64_t bits;
+  o.byte(p.type);
+  o.byte(p.b);
+  o.i64(p.i);
+  memcpy(&bits, &p.d, 8);
+  o.i64(bits);
+  o.str(p.s);
+  for (int k = 0; k < 5; k++) o.u32(0);
+}
+inline void encode(CdrOut &o, const GetParamsReq &m) {
+  o.u32((uint32_t)m.names.size());
+  for (const auto &n : m.names) o.str(n);
+}
+inline void decode(CdrIn &in, GetParamsReq &m) {
+  m.names.resize(in.count(5));
+  for (auto &n : m.names) n = in.str();
+}
+inline void encode(CdrOut &o, const GetParamsResp &m) {
+  o.u32((uint32_t)m.values.size());
+  for (const auto &p : m.values) encode_value(o, p);
+}
+inline void decode(CdrIn &in, GetParamsResp &m) { m.values.resize(in.count(40)); }  // not read by this peer
 inline void decode(CdrIn &in, SetParamsReq &m) { m.params.resize(in.count(40)); }  // not read by this peer
 inline void encode(CdrOut &o, const SetParamsResp &m) { o.u32((uint32_t)m.results.size()); }
 inline void decode(CdrIn &in, SetParamsResp &m) {
@@ -228,6 +270,42 @@ static int run_setparam(FdNode &n, const std::string &target, const std::string 
   return EXIT_OK;
 }
 
+static int run_paramserver(FdNode &n, const std::string &target) {
+  std::string rq, rr, service = target + "/get_parameters";
+  svc_topics(service, rq, rr);
+  fdds::Topic *tq = n.topic<GetParamsReq>("rcl_interfaces::srv::dds_::GetParameters_Request_", 64, rq.c_str());
+  fdds::Topic *tr = n.topic<GetParamsResp>("rcl_interfaces::srv::dds_::GetParameters_Response_", 128, rr.c_str());
+  fdds::DataReader *r = n.reader(tq, true, 1000, false);
+  fdds::DataWriter *w = n.writer(tr, true, 1000, false);
+  n.announce({r}, {w});
+  fprintf(stderr, "%s: serving %s\n", g_prog, service.c_str());
+  GetParamsReq req;
+  fdds::SampleInfo info;
+  while (take_one(r, req, info)) {
+    GetParamsResp resp;
+    printf("get");
+    for (const auto &name : req.names) {
+      Param p;
+      printf(" %s", name.c_str());
+      if (name == "use_sim_time") p.type = 1;
+      else if (name == "answer") { p.type = 2; p.i = 42; }
+      else if (name == "vendor") { p.type = 4; p.s = VENDOR; }
+      resp.values.push_back(p);
+    }
+    printf("\n");
+    frtps::SampleIdentity to;
+    to.writer_guid(info.related_sample_identity.writer_guid() != frtps::GUID_t::unknown()
+                       ? info.related_sample_identity.writer_guid()
+                       : info.sample_identity.writer_guid());
+    to.sequence_number(info.sample_identity.sequence_number());
+    frtps::WriteParams wp;
+    wp.related_sample_identity(to);
+    fd_wait_readers(w, 1, 1.0);
+    if (!w->write(&resp, wp)) fatal("write response failed");
+  }
+  return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
   common_opts c;
   const char *mode = "server", *service = "/nros_svc", *target = "/simtimer", *param = "use_sim_time", *value = "true";
@@ -238,7 +316,7 @@ int main(int argc, char **argv) {
   common_defaults(&c, g_prog);
   {
     const flag_t fl[] = {
-        {"mode", FLAG_STRING, &mode, "server | client | setparam (server)"},
+        {"mode", FLAG_STRING, &mode, "server | client | setparam | paramserver (server)"},
         {"service", FLAG_STRING, &service, "ROS service name (/nros_svc)"},
         {"count", FLAG_INT, &count, "requests to answer or make (server: 0 = until --timeout)"},
         {"mute", FLAG_BOOL, &mute, "server: take requests, never answer"},
@@ -258,6 +336,7 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "server") == 0) rc = run_server(n, service, count, mute);
     else if (strcmp(mode, "client") == 0) rc = run_client(n, service, count > 0 ? count : 1);
     else if (strcmp(mode, "setparam") == 0) rc = run_setparam(n, target, param, value);
+    else if (strcmp(mode, "paramserver") == 0) rc = run_paramserver(n, target);
     else fatal("unknown --mode %s", mode);
   }
   return rc;
