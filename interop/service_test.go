@@ -173,3 +173,67 @@ func TestNrosServiceAndNodeAgainstPeers(t *testing.T) {
 		})
 	}
 }
+
+// TestServiceRoundTripRatio measures the mean round trip of sequential
+// SetBool calls Go client -> Go server (two participants, one process)
+// against Cyclone client -> Cyclone server (two processes) and logs the
+// ratio (the target is <= 1.0). It fails only when Go is more
+// than 5 times slower, which no loaded machine explains.
+func TestServiceRoundTripRatio(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	if testing.Short() {
+		t.Skip("benchmark")
+	}
+	const n = 500
+	dom := Domain(t)
+	srv := Start(t, "svc_cyclone", "--mode", "server", "--service", "/rt", "--quiet", "--timeout", "60", "--domain", fmt.Sprint(dom))
+	cl := Start(t, "svc_cyclone", "--mode", "client", "--service", "/rt", "--count", fmt.Sprint(n), "--quiet",
+		"--timeout", "60", "--domain", fmt.Sprint(dom))
+	if rc, err := cl.Wait(60 * time.Second); err != nil || rc != ExitOK {
+		t.Fatalf("cyclone client: exit %d %v", rc, err)
+	}
+	srv.Kill()
+	var cyUs float64
+	for _, l := range strings.Split(cl.Stderr(), "\n") {
+		if i := strings.Index(l, "mean round trip "); i >= 0 {
+			fmt.Sscanf(l[i+len("mean round trip "):], "%f", &cyUs)
+		}
+	}
+	if cyUs <= 0 {
+		t.Fatalf("no round trip in %q", cl.Stderr())
+	}
+
+	dom2 := Domain(t)
+	gs := newGoNode(t, dom2, "go_rt_server")
+	if _, err := nros.NewService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](gs.node, "/rt",
+		func(_ context.Context, req *std_srvs.SetBool_Request) (*std_srvs.SetBool_Response, error) {
+			return &std_srvs.SetBool_Response{Success: req.Data}, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	gs.spin()
+	gc := newGoNode(t, dom2, "go_rt_client")
+	c, err := nros.NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](gc.node, "/rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.WaitForService(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // as the peer client settles
+	start := time.Now()
+	for i := range n {
+		if _, err := c.Call(ctx, &std_srvs.SetBool_Request{Data: i%2 == 0}); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	goUs := float64(time.Since(start).Microseconds()) / n
+	ratio := goUs / cyUs
+	t.Logf("service round trip: Go %.1f us, Cyclone %.1f us, ratio Go/Cyclone %.2f (under -race the Go side is slower)", goUs, cyUs, ratio)
+	if ratio > 5 {
+		t.Fatalf("Go round trip %.1f us is %.1f times Cyclone's %.1f us", goUs, ratio, cyUs)
+	}
+}

@@ -23,6 +23,7 @@
 #include "services.h"
 
 static int64_t g_deadline;
+static int g_quiet;
 
 static void svc_topics(const char *service, char *rq, char *rr, size_t n) {
   snprintf(rq, n, "rq%s%sRequest", service[0] == '/' ? "" : "/", service);
@@ -69,7 +70,7 @@ static int run_server(cy_node *n, const char *service, long count, int mute) {
     std_srvs_srv_dds__SetBool_Request_ req;
     memset(&req, 0, sizeof req);
     if (!take_one(r, ws, &req)) break;
-    printf("request %lld %d\n", (long long)req.sequence_number, (int)req.data);
+    if (!g_quiet) printf("request %lld %d\n", (long long)req.sequence_number, (int)req.data);
     if (mute) continue;
     {
       std_srvs_srv_dds__SetBool_Response_ resp;
@@ -91,6 +92,7 @@ static int run_server(cy_node *n, const char *service, long count, int mute) {
 static int run_client(cy_node *n, const char *service, long count) {
   char rq[256], rr[256];
   long i;
+  int64_t t0;
   svc_topics(service, rq, rr, sizeof rq);
   dds_entity_t tq = cy_topic(n, &std_srvs_srv_dds__SetBool_Request__desc, rq);
   dds_entity_t tr = cy_topic(n, &std_srvs_srv_dds__SetBool_Response__desc, rr);
@@ -101,6 +103,7 @@ static int run_client(cy_node *n, const char *service, long count) {
   cy_announce(n, &r, 1, &w, 1);
   CY_OK(dds_get_instance_handle(w, &me));
   wait_server(w, r);
+  t0 = mono_ns();
   for (i = 1; i <= count; i++) {
     std_srvs_srv_dds__SetBool_Request_ req;
     std_srvs_srv_dds__SetBool_Response_ resp;
@@ -116,9 +119,10 @@ static int run_client(cy_node *n, const char *service, long count) {
       }
       if (resp.client_guid == (uint64_t)me && resp.sequence_number == i) break;
     }
-    printf("response %lld %d %s\n", (long long)resp.sequence_number, (int)resp.success, resp.message ? resp.message : "");
+    if (!g_quiet) printf("response %lld %d %s\n", (long long)resp.sequence_number, (int)resp.success, resp.message ? resp.message : "");
     dds_sample_free(&resp, &std_srvs_srv_dds__SetBool_Response__desc, DDS_FREE_CONTENTS);
   }
+  fprintf(stderr, "%s: %ld calls, mean round trip %.1f us\n", g_prog, count, (double)(mono_ns() - t0) / 1e3 / (double)count);
   return EXIT_OK;
 }
 
@@ -230,6 +234,7 @@ int main(int argc, char **argv) {
       {"service", FLAG_STRING, &service, "ROS service name (/nros_svc)"},
       {"count", FLAG_INT, &count, "requests to answer or make (server: 0 = until --timeout)"},
       {"mute", FLAG_BOOL, &mute, "server: take requests, never answer"},
+      {"quiet", FLAG_BOOL, &g_quiet, "client: print no line per response (the mean round trip still goes to stderr)"},
       {"target", FLAG_STRING, &target, "setparam: the node's fully qualified name (/simtimer)"},
       {"param", FLAG_STRING, &param, "setparam: parameter name (use_sim_time)"},
       {"value", FLAG_STRING, &value, "setparam: value (true)"},
