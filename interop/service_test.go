@@ -177,8 +177,8 @@ func TestNrosServiceAndNodeAgainstPeers(t *testing.T) {
 // TestServiceRoundTripRatio measures the mean round trip of sequential
 // SetBool calls Go client -> Go server (two participants, one process)
 // against Cyclone client -> Cyclone server (two processes) and logs the
-// ratio (the target is <= 1.0). It fails only when Go is more
-// than 5 times slower, which no loaded machine explains.
+// ratio (the target is <= 1.0). Without the race detector it fails
+// when Go is more than 3 times slower, which no loaded machine explains.
 func TestServiceRoundTripRatio(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
@@ -232,8 +232,8 @@ func TestServiceRoundTripRatio(t *testing.T) {
 	}
 	goUs := float64(time.Since(start).Microseconds()) / n
 	ratio := goUs / cyUs
-	t.Logf("service round trip: Go %.1f us, Cyclone %.1f us, ratio Go/Cyclone %.2f (under -race the Go side is slower)", goUs, cyUs, ratio)
-	if ratio > 5 {
+	t.Logf("service round trip: Go %.1f us, Cyclone %.1f us, ratio Go/Cyclone %.2f (race detector %v)", goUs, cyUs, ratio, raceEnabled)
+	if !raceEnabled && ratio > 3 {
 		t.Fatalf("Go round trip %.1f us is %.1f times Cyclone's %.1f us", goUs, ratio, cyUs)
 	}
 }
