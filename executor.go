@@ -254,5 +254,9 @@ func (e *Executor) Close() error {
 	return nil
 }
 
-// errNilNode names the most common cause of a nil *Node.
-var errNilNode = errors.New("nros: nil *Node (did NewNode fail? check its error)")
+// ErrNilNode is what a nil *Node (the result of a NewNode that failed)
+// gives instead of a nil-pointer crash: its methods panic with it, and the
+// calls that take a node and return an error (CreateTimer,
+// CreateWallTimer, Close, NewPublisher, NewSubscription,
+// Executor.AddNode) return it.
+var ErrNilNode = errors.New("nros: nil *Node: NewNode failed, check its error")

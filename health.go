@@ -160,8 +160,15 @@ func (h *clockHealth) onEvent(ev rmw.Event) {
 	if h.incompatible == nil {
 		h.incompatible = map[string]string{}
 	}
+	gid := normGID(ev.Remote)
+	if _, seen := h.incompatible[gid]; !seen {
+		// The subscriber side says so at once (the publisher's side hears
+		// it too): this node stays on system time until a match.
+		h.log.Warn("incompatible QoS: the clock subscription cannot match a publisher", "topic", h.cs.topic,
+			"endpoint", "subscription", "policy", ev.Policy, "remote", ev.Remote, "listening_with", describeQoS(h.cs.qos))
+	}
 	if len(h.incompatible) < maxIncompatible {
-		h.incompatible[normGID(ev.Remote)] = ev.Policy
+		h.incompatible[gid] = ev.Policy
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -152,7 +151,7 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 	n := &Node{name: name, namespace: ns, ctx: ctx, cfg: cfg, args: args}
 	n.log = ctx.logger(loggerName(ns, name))
 
-	overrides, err := args.ParamOverrides(n.FullyQualifiedName(), os.ReadFile)
+	overrides, err := args.ParamOverrides(n.FullyQualifiedName(), rosargs.ReadParamsFile)
 	if err != nil {
 		return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
 	}
@@ -235,15 +234,14 @@ func (n *Node) FullyQualifiedName() string {
 func (n *Node) Context() *Context { return n.live().ctx }
 
 // Clock returns the node's ROS clock (the context's). Like every method of
-// Node, it panics with a message naming the cause on a nil *Node (the
-// result of a NewNode that failed); methods that return an error return
-// that error instead.
+// Node, it panics with ErrNilNode on a nil *Node (what a NewNode that failed
+// returns); see ErrNilNode for the calls that return it instead.
 func (n *Node) Clock() *Clock { return n.live().ctx.Clock() }
 
-// live returns n, or panics with the cause when n is nil.
+// live returns n, or panics with ErrNilNode when n is nil.
 func (n *Node) live() *Node {
 	if n == nil {
-		panic(errNilNode)
+		panic(ErrNilNode)
 	}
 	return n
 }
@@ -263,7 +261,7 @@ func (n *Node) info() rmw.NodeInfo {
 // ResolveTopicName expands a topic name for the node (relative names go
 // under its namespace, "~" is the node) and applies the command line's
 // remap rules.
-func (n *Node) ResolveTopicName(topic string) (string, error) { return n.resolveTopic(topic) }
+func (n *Node) ResolveTopicName(topic string) (string, error) { return n.live().resolveTopic(topic) }
 
 func (n *Node) resolveTopic(topic string) (string, error) {
 	fq, err := rosargs.ExpandTopicName(topic, n.name, n.namespace)
@@ -277,7 +275,7 @@ func (n *Node) resolveTopic(topic string) (string, error) {
 // real time whatever the simulated clock does (a watchdog, a keep-alive).
 func (n *Node) CreateWallTimer(period time.Duration, cb func(), opts ...TimerOption) (*Timer, error) {
 	if n == nil {
-		return nil, errNilNode
+		return nil, ErrNilNode
 	}
 	return n.createTimer(n.ctx, TimerClockSteady, period, cb, opts)
 }
@@ -289,7 +287,7 @@ func (n *Node) CreateWallTimer(period time.Duration, cb func(), opts ...TimerOpt
 // restarts its period exactly as it would have once attached.
 func (n *Node) CreateTimer(c *Clock, period time.Duration, cb func(), opts ...TimerOption) (*Timer, error) {
 	if n == nil {
-		return nil, errNilNode
+		return nil, ErrNilNode
 	}
 	if c == nil {
 		return nil, errors.New("nros: CreateTimer needs a clock (node.Clock() for ROS time)")
@@ -342,7 +340,7 @@ func (n *Node) addEntity(en nodeEntity) error {
 // It is safe to call twice.
 func (n *Node) Close() error {
 	if n == nil {
-		return errNilNode
+		return ErrNilNode
 	}
 	n.mu.Lock()
 	if n.closed {
@@ -375,7 +373,7 @@ func (n *Node) Close() error {
 // most one executor.
 func (e *Executor) AddNode(n *Node) error {
 	if n == nil {
-		return errNilNode
+		return ErrNilNode
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -76,18 +76,18 @@ func (n *Node) DeclareParameter(name string, def ParameterValue, desc ...Paramet
 	if len(desc) > 0 {
 		d = desc[0]
 	}
-	return n.params.Declare(name, def, d)
+	return n.live().params.Declare(name, def, d)
 }
 
 // UndeclareParameter removes a parameter (not a read-only or statically
 // typed one, as in rclcpp).
-func (n *Node) UndeclareParameter(name string) error { return n.params.Undeclare(name) }
+func (n *Node) UndeclareParameter(name string) error { return n.live().params.Undeclare(name) }
 
 // HasParameter reports whether a parameter is declared.
-func (n *Node) HasParameter(name string) bool { return n.params.Has(name) }
+func (n *Node) HasParameter(name string) bool { return n.live().params.Has(name) }
 
 // GetParameter returns a parameter's value.
-func (n *Node) GetParameter(name string) (ParameterValue, error) { return n.params.Get(name) }
+func (n *Node) GetParameter(name string) (ParameterValue, error) { return n.live().params.Get(name) }
 
 // SetParameter sets one parameter, in one transaction: the descriptor's
 // checks, the validators (AddOnSetParametersCallback) on the proposed value,
@@ -101,48 +101,48 @@ func (n *Node) GetParameter(name string) (ParameterValue, error) { return n.para
 // with "cannot set parameters from inside a parameter callback" (rclcpp
 // throws); make the change after the set returns.
 func (n *Node) SetParameter(p Parameter) SetParametersResult {
-	return n.params.Set(p.Name, p.Value)
+	return n.live().params.Set(p.Name, p.Value)
 }
 
 // SetParameters sets parameters one by one, each in its own transaction
 // (as rclcpp), and returns one result each.
 func (n *Node) SetParameters(ps []Parameter) []SetParametersResult {
-	return n.params.SetParameters(ps)
+	return n.live().params.SetParameters(ps)
 }
 
 // SetParametersAtomically sets all the parameters or none, in one
 // transaction: the validators see the whole list, and a refusal by any
 // check, validator or use_sim_time's time source changes nothing.
 func (n *Node) SetParametersAtomically(ps []Parameter) SetParametersResult {
-	return n.params.SetAtomically(ps)
+	return n.live().params.SetAtomically(ps)
 }
 
 // ListParameters lists parameter names under the prefixes, to depth
 // separator levels (0: any depth).
 func (n *Node) ListParameters(prefixes []string, depth uint64) ListParametersResult {
-	return n.params.List(prefixes, depth)
+	return n.live().params.List(prefixes, depth)
 }
 
 // DescribeParameters returns the descriptors of the named parameters.
 func (n *Node) DescribeParameters(names ...string) ([]ParameterDescriptor, error) {
-	return n.params.Describe(names...)
+	return n.live().params.Describe(names...)
 }
 
 // AddOnSetParametersCallback registers a validator that runs before a set
 // and may reject it with a reason (rclcpp's on-set-parameters callback). It
 // gets the proposed values; GetParameter still returns the old ones.
 func (n *Node) AddOnSetParametersCallback(fn func([]Parameter) SetParametersResult) *ParameterCallbackHandle {
-	return n.params.AddOnSetCallback(fn)
+	return n.live().params.AddOnSetCallback(fn)
 }
 
 // AddPostSetParametersCallback registers a function that runs after a
 // successful set, once the values are committed (GetParameter returns the
 // new ones) and use_sim_time is applied.
 func (n *Node) AddPostSetParametersCallback(fn func([]Parameter)) *ParameterCallbackHandle {
-	return n.params.AddPostSetCallback(fn)
+	return n.live().params.AddPostSetCallback(fn)
 }
 
 // RemoveParametersCallback unregisters a callback.
 func (n *Node) RemoveParametersCallback(h *ParameterCallbackHandle) bool {
-	return n.params.RemoveCallback(h)
+	return n.live().params.RemoveCallback(h)
 }

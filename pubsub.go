@@ -71,7 +71,7 @@ func WithBigEndian() PublisherOption { return func(c *endpointConfig) { c.bigEnd
 // node's namespace and remapped by the command line).
 func NewPublisher[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, opts ...PublisherOption) (*Publisher[T], error) {
 	if n == nil {
-		return nil, errNilNode
+		return nil, ErrNilNode
 	}
 	m := PT(new(T))
 	var cfg endpointConfig
@@ -256,7 +256,7 @@ type Subscription[T any] struct {
 // NewSubscription subscribes cb to topic.
 func NewSubscription[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, cb func(*T), opts ...SubscriptionOption) (*Subscription[T], error) {
 	if n == nil {
-		return nil, errNilNode
+		return nil, ErrNilNode
 	}
 	m := PT(new(T))
 	if cb == nil {

@@ -175,7 +175,7 @@ func NewDeferredService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Re
 
 func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *Node, name string, handler func(*Service[Req, Resp], *Req, *Responder[Resp]), opts []ServiceOption) (*Service[Req, Resp], error) {
 	if n == nil {
-		return nil, errNilNode
+		return nil, ErrNilNode
 	}
 	cfg, err := serviceOptions(opts)
 	if err != nil {
@@ -371,7 +371,7 @@ const maxEarly = 64
 // namespace and remapped by the command line).
 func NewClient[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *Node, name string, opts ...ServiceOption) (*Client[Req, Resp], error) {
 	if n == nil {
-		return nil, errNilNode
+		return nil, ErrNilNode
 	}
 	cfg, err := serviceOptions(opts)
 	if err != nil {

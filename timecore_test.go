@@ -19,6 +19,8 @@ import (
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
+	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/rtps/udp"
 )
 
 // The tests in this file are the numbered behaviours of the time-core
@@ -542,8 +544,17 @@ func TestNegativeAndDenormalClockSamples(t *testing.T) {
 // goroutines).
 func TestNoGoroutineLeftAfterClose(t *testing.T) {
 	base := runtime.NumGoroutine()
-	for range 3 {
-		ctx := quietContext(WithTransport(intra.New()))
+	nw := udp.NewMemNetwork() // the DDS transport, over an in-memory network: no socket
+	for i := range 4 {
+		var tr rmw.Transport = intra.New()
+		if i%2 == 1 {
+			dds, err := rtps.New(rtps.Config{Network: nw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr = dds
+		}
+		ctx := quietContext(WithTransport(tr))
 		if _, err := ctx.Init([]string{"--ros-args", "-p", "use_sim_time:=true"}); err != nil {
 			t.Fatal(err)
 		}
@@ -569,6 +580,7 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 		<-done
 		node.Close()
 		ctx.Shutdown()
+		tr.Close()
 		if ctx.ov.Waiters() != 0 {
 			t.Fatalf("%d clock waiters left", ctx.ov.Waiters())
 		}
@@ -635,5 +647,125 @@ func TestInlineClockCallbacks(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// Issue 8.1: a nil *Node (NewNode failed) says so instead of a nil-pointer
+// crash: methods panic with ErrNilNode, calls with an error result return it.
+func TestNilNode(t *testing.T) {
+	var n *Node
+	for name, f := range map[string]func(){
+		"Clock":        func() { n.Clock() },
+		"Name":         func() { n.Name() },
+		"GetParameter": func() { n.GetParameter("x") },
+		"SetParameter": func() { n.SetParameter(Parameter{Name: "x", Value: BoolValue(true)}) },
+		"Logger":       func() { n.Logger() },
+	} {
+		func() {
+			defer func() {
+				if v := recover(); v != ErrNilNode {
+					t.Errorf("%s on a nil *Node: panic %v, want ErrNilNode", name, v)
+				}
+			}()
+			f()
+		}()
+	}
+	if _, err := n.CreateTimer(NewClock(SystemTime), time.Second, func() {}); err != ErrNilNode {
+		t.Errorf("CreateTimer: %v", err)
+	}
+	if _, err := NewPublisher[std_msgs.String](n, "/x", DefaultQoS()); err != ErrNilNode {
+		t.Errorf("NewPublisher: %v", err)
+	}
+	if err := NewExecutor().AddNode(n); err != ErrNilNode {
+		t.Errorf("AddNode: %v", err)
+	}
+	if err := n.Close(); err != ErrNilNode {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// A ROS timer callback run inline on the DDS transport's receiving goroutine
+// may block on ROS time: the watchdog hands the socket to a new goroutine,
+// so the /clock samples it waits for still arrive (over the in-memory
+// network, in virtual time).
+func TestInlineCallbackMayBlockOnRosTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		mk := func() *Context {
+			tr, err := rtps.New(rtps.Config{Network: nw, ProbeParticipants: 4, MaxParticipantID: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tr.Close() })
+			return quietContext(WithTransport(tr))
+		}
+		simCtx, ctx := mk(), mk()
+		sim, err := NewNode("sim", WithContext(simCtx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		pub, err := NewPublisher[rosgraph_msgs.Clock](sim, "/clock", ClockQoS())
+		if err != nil {
+			t.Fatal(err)
+		}
+		node, err := NewNode("sleeper", WithContext(ctx), WithParameterOverrides(map[string]any{UseSimTimeParameter: true}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer node.Close()
+		slept := make(chan error, 1)
+		var woke atomic.Int64
+		tm, err := node.CreateTimer(node.Clock(), 100*time.Millisecond, func() {
+			if woke.Load() != 0 {
+				return
+			}
+			err := node.Clock().SleepFor(context.Background(), Duration(time.Second))
+			woke.Store(node.Clock().Now().Nanoseconds())
+			slept <- err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := NewExecutor(WithExecutorContext(ctx))
+		defer e.Close()
+		e.AddNode(node)
+		stop := spinInBackground(t, e)
+		defer stop()
+		time.Sleep(2 * time.Second) // discovery
+		for ms := int64(10_000); ms <= 12_000; ms += 10 {
+			pub.Publish(&rosgraph_msgs.Clock{Clock: builtin_interfaces.Time{Sec: int32(ms / 1000), Nanosec: uint32(ms%1000) * 1e6}})
+			time.Sleep(10 * time.Millisecond)
+		}
+		select {
+		case err := <-slept:
+			if err != nil || woke.Load() < 11_100*ms {
+				t.Fatalf("SleepFor in an inline callback: %v, woke at %d", err, woke.Load())
+			}
+		default:
+			t.Fatalf("the callback never woke: the clock starved (timer fired %d)", tm.Activations())
+		}
+	})
+}
+
+// Issue 8.5: a /clock subscription that cannot match a publisher says so at
+// once on the subscriber's side, naming the topic and the policy.
+func TestClockSubscriptionReportsIncompatibleQoS(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	ctx := NewContext(WithTransport(intra.New()), WithLogOutput(&lockedWriter{mu: &mu, w: &logs}))
+	node, err := NewNode("follower", WithContext(ctx), WithArguments("--ros-args", "-p", "use_sim_time:=true",
+		"-p", "qos_overrides./clock.subscription.reliability:=reliable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	clockPublisher(t, ctx, "/clock", ClockQoS()) // best effort, as simulators and rosbag2 publish
+	mu.Lock()
+	defer mu.Unlock()
+	out := logs.String()
+	if !strings.Contains(out, "incompatible QoS") || !strings.Contains(out, "/clock") || !strings.Contains(out, "RELIABILITY") ||
+		!strings.Contains(out, "subscription") {
+		t.Fatalf("no subscriber-side report naming /clock and RELIABILITY:\n%s", out)
 	}
 }

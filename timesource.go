@@ -85,7 +85,7 @@ func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo, log *sl
 			// One subscription per topic and context: the first node's QoS
 			// stays in force. Say so rather than silently ignore the ask.
 			log.Warn("the context already listens to this clock topic with another QoS; keeping it",
-				"topic", topic, "in_force", qosString(cs.qos), "asked", qosString(qos))
+				"topic", topic, "in_force", describeQoS(cs.qos), "asked", describeQoS(qos))
 		}
 		cs.refs++
 		return cs, nil
@@ -148,7 +148,7 @@ func (n *Node) InstallRosTimeSource() error { return n.InstallRosTimeSourceOn(De
 // subscription per topic. Installing on another topic replaces the node's
 // previous source.
 func (n *Node) InstallRosTimeSourceOn(topic string) error {
-	return n.installTimeSource(topic, n.params)
+	return n.installTimeSource(topic, n.live().params)
 }
 
 // paramDeclarer is where the time source's QoS parameters are read and
@@ -191,7 +191,7 @@ func (n *Node) installTimeSource(topic string, ps paramDeclarer) error {
 // installed (once no other node of the context listens) and the clock keeps
 // the last simulated time. It is what use_sim_time=false does.
 func (n *Node) RemoveRosTimeSource() {
-	n.simMu.Lock()
+	n.live().simMu.Lock()
 	defer n.simMu.Unlock()
 	if n.clockSub != nil {
 		n.ctx.releaseClock(n.clockSub)
@@ -202,7 +202,7 @@ func (n *Node) RemoveRosTimeSource() {
 // RosTimeSourceTopic returns the topic of the node's installed time source,
 // or "" when it has none.
 func (n *Node) RosTimeSourceTopic() string {
-	n.simMu.Lock()
+	n.live().simMu.Lock()
 	defer n.simMu.Unlock()
 	if n.clockSub == nil {
 		return ""
@@ -332,14 +332,4 @@ func validateUseSimTime(ps []Parameter) SetParametersResult {
 		}
 	}
 	return SetParametersResult{Successful: true}
-}
-
-// qosString spells a QoS profile for logs.
-func qosString(q QoS) string {
-	q = q.Normalize()
-	s := fmt.Sprintf("%s, %s, %s", reliabilityNames[q.Reliability], durabilityNames[q.Durability], historyNames[q.History])
-	if q.History == rmw.KeepLast {
-		s += fmt.Sprintf(" %d", q.Depth)
-	}
-	return s
 }

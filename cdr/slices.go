@@ -138,7 +138,13 @@ func ReadBoundedSequence[T Primitive](d *Decoder, dst []T, max int) []T {
 	if d.err != nil {
 		return dst[:0]
 	}
-	dst = grow(dst, n)
+	// ReadArray overwrites every element (and an error returns dst[:0]),
+	// so reused storage needs no clearing first.
+	if cap(dst) >= n {
+		dst = dst[:n]
+	} else {
+		dst = make([]T, n)
+	}
 	ReadArray(d, dst)
 	if d.err != nil {
 		return dst[:0]

@@ -15,9 +15,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$here/src
 out=${1:-$here/build}
 # needed to compile; then tools the harness uses at run time (netns: ip,
-# UDPLoss: nft) and Fast DDS's CLI, installed when possible but optional
+# UDPLoss: nft), Fast DDS's CLI, and ROS 2's test interface files (the
+# generator's test runs over them; it fails in CI without them), installed
+# when possible but optional here
 required="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev gcc g++"
-optional="fastdds-tools iproute2 nftables"
+optional="fastdds-tools iproute2 nftables ros2-test-interface-files"
 programs="clockpub clocksub chatterpub chattersub pingpong"
 
 say() { echo "build.sh: $*" >&2; }
@@ -61,6 +63,11 @@ stale() {
 if stale "$out/gen/types.c" "$src/types.idl" "$0"; then
   idlc -t -x final -o "$out/gen" "$src/types.idl"
 fi
+# The messages of the byte-exactness peers and the serializer benchmark
+# (msgtypes.idl includes types.idl; its code needs types.c too).
+if stale "$out/gen/msgtypes.c" "$src/msgtypes.idl" "$src/types.idl" "$0"; then
+  idlc -t -x final -I "$src" -o "$out/gen" "$src/msgtypes.idl"
+fi
 
 warn="-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-unused-function"
 pids=""
@@ -83,6 +90,32 @@ for p in $programs; do
     built="$built ${p}_fastdds"
   fi
 done
+# msgbytes: byte-exactness peers of the generated messages (msgbytes_test.go)
+bin=$out/msgbytes_cyclone
+if stale "$bin" "$src/msgbytes_cyclone.c" "$src/msgcheck.h" "$src/peer.h" "$src/cyclone.h" "$out/gen/types.c" "$out/gen/msgtypes.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$bin.tmp" \
+    "$src/msgbytes_cyclone.c" "$out/gen/types.c" "$out/gen/msgtypes.c" -lddsc -lm &&
+    mv "$bin.tmp" "$bin" &
+  pids="$pids $!"
+  built="$built msgbytes_cyclone"
+fi
+# msgbench: Cyclone's serializer timed on Imu and Image (scripts/bench-msg.sh)
+bin=$out/msgbench_cyclone
+if stale "$bin" "$src/msgbench_cyclone.c" "$out/gen/types.c" "$out/gen/msgtypes.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$bin.tmp" \
+    "$src/msgbench_cyclone.c" "$out/gen/types.c" "$out/gen/msgtypes.c" -lddsc -lm &&
+    mv "$bin.tmp" "$bin" &
+  pids="$pids $!"
+  built="$built msgbench_cyclone"
+fi
+bin=$out/msgbytes_fastdds
+if stale "$bin" "$src/msgbytes_fastdds.cpp" "$src/msgcheck.h" "$src/peer.h" "$src/fastdds.hpp" "$0"; then
+  g++ -std=c++17 -O2 -g $warn -I"$src" -o "$bin.tmp" \
+    "$src/msgbytes_fastdds.cpp" -lfastrtps -lfastcdr -lpthread -lm &&
+    mv "$bin.tmp" "$bin" &
+  pids="$pids $!"
+  built="$built msgbytes_fastdds"
+fi
 # The service peers: their Cyclone side also needs services.idl.
 if stale "$out/gen/services.c" "$src/services.idl" "$0"; then
   idlc -t -x final -o "$out/gen" "$src/services.idl"

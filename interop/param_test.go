@@ -2,13 +2,10 @@ package interop
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -77,36 +74,6 @@ func TestPeerSetsUseSimTime(t *testing.T) {
 			}
 		})
 	}
-}
-
-var nrosBuild struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// nrosBinary builds cmd/nros once per test process.
-func nrosBinary(t testing.TB) string {
-	t.Helper()
-	nrosBuild.once.Do(func() {
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("nros-interop-%d", os.Getuid()))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			nrosBuild.err = err
-			return
-		}
-		tmp := filepath.Join(dir, fmt.Sprintf("nros.%d", os.Getpid()))
-		out, err := exec.Command("go", "build", "-o", tmp, "github.com/nros-go/nros/cmd/nros").CombinedOutput()
-		if err != nil {
-			nrosBuild.err = fmt.Errorf("go build cmd/nros: %v\n%s", err, out)
-			return
-		}
-		nrosBuild.path = filepath.Join(dir, "nros")
-		nrosBuild.err = os.Rename(tmp, nrosBuild.path)
-	})
-	if nrosBuild.err != nil {
-		t.Fatal(nrosBuild.err)
-	}
-	return nrosBuild.path
 }
 
 // nrosCLI runs the nros command in domain dom and returns its exit code,

@@ -157,11 +157,11 @@ func TestNrosServiceAndNodeAgainstPeers(t *testing.T) {
 			dom := Domain(t)
 			Start(t, "svc_"+vendor, "--mode", "server", "--service", "/set_flag", "--node", "peer_server",
 				"--timeout", "60", "--domain", fmt.Sprint(dom))
-			code, out, errs := nrosCLI(t, dom, "service", "list", "-t", "--spin-time", "2s")
+			code, out, errs := nrosCLI(t, dom, "service", "list", "-t", "--spin-time", "2")
 			if code != 0 || !strings.Contains(out, "/set_flag [std_srvs/srv/SetBool]\n") {
 				t.Fatalf("service list: exit %d %q %q", code, out, errs)
 			}
-			code, out, errs = nrosCLI(t, dom, "node", "list", "--spin-time", "2s")
+			code, out, errs = nrosCLI(t, dom, "node", "list", "--spin-time", "2")
 			if code != 0 || !strings.Contains(out, "/peer_server\n") {
 				t.Fatalf("node list: exit %d %q %q", code, out, errs)
 			}

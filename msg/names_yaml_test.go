@@ -99,7 +99,7 @@ type noYAML struct {
 	Stamp       builtin_interfaces.Time
 	Values      []float64
 	HTTPServers []string
-	hidden      int
+	hidden      int // unexported: not rendered
 }
 
 func (*noYAML) TypeName() string                { return "test_msgs/msg/NoYAML" }
@@ -143,7 +143,7 @@ func TestToYAML(t *testing.T) {
 		{"Payload", &nros_bench.Payload{StampNs: 7, Data: []byte{1, 255}}, "stamp_ns: 7\ndata:\n- 1\n- 255\n"},
 		{"Payload no data", &nros_bench.Payload{StampNs: 7}, "stamp_ns: 7\ndata: []\n"},
 		{"Gid", &rmw_dds_common.Gid{}, "data:\n" + strings.Repeat("- 0\n", 24)},
-		{"reflection fallback", &noYAML{FrameID: "x", StampNs: 3, Values: []float64{1, 0.1, 1e-5, 1e16, -2.5e20}},
+		{"reflection fallback", &noYAML{FrameID: "x", StampNs: 3, Values: []float64{1, 0.1, 1e-5, 1e16, -2.5e20}, hidden: 7},
 			"frame_id: x\nstamp_ns: 3\nstamp:\n  sec: 0\n  nanosec: 0\nvalues:\n- 1.0\n- 0.1\n- 1.0e-05\n- 1.0e+16\n- -2.5e+20\nhttp_servers: []\n"},
 	}
 	for _, tc := range tests {

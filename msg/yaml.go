@@ -175,7 +175,7 @@ func toNode(v any, trunc int) node {
 			if fv.CanAddr() && fv.Addr().Type().Implements(yamlerType) {
 				val = fv.Addr().Interface()
 			}
-			fs = append(fs, Field{Name: snakeCase(sf.Name), Value: val})
+			fs = append(fs, Field{Name: SnakeCase(sf.Name), Value: val})
 		}
 		return fieldsNode(fs, trunc)
 	}
@@ -191,9 +191,10 @@ func fieldsNode(fs []Field, trunc int) node {
 	return n
 }
 
-// snakeCase turns a Go field name into a ROS field name: FrameID ->
+// SnakeCase turns a Go field name into a ROS field name: FrameID ->
 // frame_id, StampNs -> stamp_ns, NodeEntitiesInfoSeq -> node_entities_info_seq.
-func snakeCase(s string) string {
+// The generator, the YAML renderer and `nros topic pub` share it.
+func SnakeCase(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
 	for i, r := range rs {

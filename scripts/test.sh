@@ -10,6 +10,16 @@
 #    default 5000x — a count, because a very short -fuzztime duration can end
 #    a run with a spurious "context deadline exceeded"; 0 skips).
 #
+# Step 2 also runs staticcheck (installed with `go install` if missing) and
+# cross-builds the library, the CLI and the examples with CGO_ENABLED=0 for
+# linux/{amd64,arm64,arm}, darwin/arm64 and windows/amd64.
+#
+# Tests run with -json; scripts/testsum prints go test's own ok/FAIL lines,
+# the output of failed tests and a count of the tests run, passed, failed
+# and skipped. A test skipped under the race detector is run once more
+# without it; what still skips is listed, and with CI=true it fails the run
+# (every test runs in CI, or it is deleted).
+#
 # Where a namespace cannot be made, the tests run outside one: socket tests
 # then bind 127.0.0.1 only and the interop tests skip, saying why, loudly.
 set -euo pipefail
@@ -35,21 +45,65 @@ go build ./...
 unformatted=$(gofmt -l $(find . -name '*.go' -not -path './interop/build/*' -not -path './.git/*'))
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...
+staticcheck=$(command -v staticcheck || echo "$(go env GOPATH)/bin/staticcheck")
+if [ ! -x "$staticcheck" ]; then
+  go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+  staticcheck="$(go env GOPATH)/bin/staticcheck"
+fi
+"$staticcheck" ./...
+echo "gofmt, go vet, staticcheck: clean"
 # Compile every test binary now, so that nothing needs the network later.
 go test -count=1 -run '^$' ./... >/dev/null
+
+step "cross-build (CGO_ENABLED=0): library, CLI, examples"
+crossfail=
+for target in linux/amd64 linux/arm64 linux/arm darwin/arm64 windows/amd64; do
+  if CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go build ./...; then
+    echo "ok  	$target"
+  else
+    echo "FAIL	$target"
+    crossfail="$crossfail $target"
+  fi
+done
+[ -z "$crossfail" ] || { echo "test.sh: the cross-build failed for:$crossfail" >&2; exit 1; }
 
 step "go test -race ./... (in a loopback-only network namespace)"
 # The interop package runs on its own, after the others: its real-time
 # checks against peer processes should not share 2 cores with race tests.
 pkgs=$(go list ./... | grep -v '/interop$')
-if interop/netns true 2>/dev/null; then
-  interop/netns go test -race -count=1 -timeout 15m $pkgs
-  interop/netns go test -race -count=1 -timeout 15m ./interop/
-else
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/testsum" ./scripts/testsum
+ns=interop/netns
+if ! interop/netns true 2>/dev/null; then
+  ns=
   echo "test.sh: WARNING: cannot create a network namespace (needs root or user namespaces):" >&2
   echo "test.sh: WARNING: running outside one; socket tests stay on 127.0.0.1, interop tests skip" >&2
   if [ "${CI:-}" = true ] && [ "$peers_ok" = 1 ]; then echo "test.sh: in CI the namespace is required" >&2; exit 1; fi
-  go test -race -count=1 -timeout 15m ./...
+fi
+status=0
+$ns go test -json -race -count=1 -timeout 15m $pkgs | "$tmp/testsum" -skipped "$tmp/skip1" -label "tests (race)" || status=1
+$ns go test -json -race -count=1 -timeout 15m ./interop/ | "$tmp/testsum" -skipped "$tmp/skip2" -label "interop tests (race)" || status=1
+[ "$status" = 0 ] || { echo "test.sh: tests failed" >&2; exit 1; }
+
+# A test that skips under the race detector (allocation counts, which
+# sync.Pool makes random there) runs once more without it.
+cat "$tmp/skip1" "$tmp/skip2" >"$tmp/skipped"
+if [ -s "$tmp/skipped" ]; then
+  step "tests skipped under -race, without it"
+  : >"$tmp/still"
+  for pkg in $(cut -f1 "$tmp/skipped" | sort -u); do
+    names=$(awk -F'\t' -v p="$pkg" '$1 == p { printf "%s%s", sep, $2; sep = "|" }' "$tmp/skipped")
+    $ns go test -json -count=1 -timeout 15m -run "^($names)\$" "$pkg" |
+      "$tmp/testsum" -skipped "$tmp/one" -label "tests (no race) in $pkg" || status=1
+    cat "$tmp/one" >>"$tmp/still"
+  done
+  [ "$status" = 0 ] || { echo "test.sh: tests failed" >&2; exit 1; }
+  if [ -s "$tmp/still" ]; then
+    echo "test.sh: these tests skipped in every run:" >&2
+    sed 's/^/  /' "$tmp/still" >&2
+    if [ "${CI:-}" = true ]; then echo "test.sh: in CI no test may skip" >&2; exit 1; fi
+  fi
 fi
 
 if [ "$FUZZTIME" != 0 ]; then

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/binary"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/cdr"
+	"github.com/nros-go/nros/internal/rosargs"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/nros_bench"
 	"github.com/nros-go/nros/rmw"
@@ -79,12 +79,11 @@ func mono() int64 { return int64(time.Since(monoBase)) + 1 }
 func (e *cliEnv) pingpong(ctx context.Context, prog string, args []string, settle time.Duration) error {
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	defer c.Shutdown()
 	o := pingpongOpts{settle: settle, quitGap: 20 * time.Millisecond}
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet(prog, "")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), benchUsage+"\nflags:\n")
 		fs.PrintDefaults()
@@ -103,21 +102,33 @@ func (e *cliEnv) pingpong(ctx context.Context, prog string, args []string, settl
 	fs.StringVar(&o.node, "node", "", "node name (default nros_bench_ping or nros_bench_pong)")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	switch {
-	case len(pos) != 1 || (pos[0] != "ping" && pos[0] != "pong"):
-		return usagef("first argument must be ping or pong")
+	case len(pos) == 0:
+		return usagef("want ping or pong, got nothing")
+	case pos[0] != "ping" && pos[0] != "pong":
+		return usagef("want ping or pong, got %q", pos[0])
+	case len(pos) > 1:
+		return usagef("unexpected argument %q after %s", pos[1], pos[0])
 	case o.mode != "latency" && o.mode != "throughput":
-		return usagef("--mode must be latency or throughput")
+		return usagef("--mode %q: want latency or throughput", o.mode)
 	case o.size < 0 || o.size > 256<<20:
-		return usagef("--size out of range")
-	case o.count < 0 || o.warmup < 0 || o.depth < 0:
-		return usagef("negative --count/--warmup/--depth")
+		return usagef("--size %d: want 0 to %d bytes", o.size, 256<<20)
+	case o.count < 0:
+		return usagef("--count %d: want 0 or more", o.count)
+	case o.warmup < 0:
+		return usagef("--warmup %d: want 0 or more", o.warmup)
+	case o.depth < 0:
+		return usagef("--depth %d: want 0 (KEEP_ALL) or more", o.depth)
 	case o.bestEffort && o.reliable:
-		return usagef("--best-effort and --reliable together")
-	case o.timeoutMs <= 0 || !(o.duration >= 0) || !(o.waitTimeout >= 0):
-		return usagef("--timeout-ms, --duration and --wait-timeout must be positive")
+		return usagef("--best-effort and --reliable together: give one")
+	case o.timeoutMs <= 0:
+		return usagef("--timeout-ms %d: want a positive number of milliseconds", o.timeoutMs)
+	case !(o.duration >= 0):
+		return usagef("--duration %v: want 0 or more seconds", o.duration)
+	case !(o.waitTimeout >= 0):
+		return usagef("--wait-timeout %v: want 0 or more seconds", o.waitTimeout)
 	}
 	o.role = pos[0]
 	if o.node == "" {
@@ -132,7 +143,10 @@ func (e *cliEnv) pingpong(ctx context.Context, prog string, args []string, settl
 	}
 	node, err := nros.NewNode(o.node, nros.WithContext(c))
 	if err != nil {
-		return usagef("--node: %v", err)
+		if rosargs.ValidateNodeName(o.node) != nil {
+			return usagef("--node %q: %s", o.node, cleanMessage(err))
+		}
+		return nodeError(err)
 	}
 	defer node.Close()
 	out, in := "/ping", "/pong"

@@ -97,8 +97,8 @@ func TestPingWithoutPong(t *testing.T) {
 	tr := intra.New()
 	defer tr.Close()
 	e, out, errb := testEnv(tr, newFakeClock())
-	if code := e.benchCmd(context.Background(), []string{"pingpong", "ping", "--wait-timeout", "0.5"}, 0); code != 2 {
-		t.Fatalf("exit %d, want 2 (as the peers' fatal)", code)
+	if code := e.benchCmd(context.Background(), []string{"pingpong", "ping", "--wait-timeout", "0.5"}, 0); code != 1 {
+		t.Fatalf("exit %d, want 1 (a runtime failure)", code)
 	}
 	if out.Len() != 0 || !strings.Contains(errb.String(), "no pong matched within 0.5 s") {
 		t.Fatalf("stdout %q, stderr %q", out, errb)

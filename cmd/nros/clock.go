@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -61,7 +60,7 @@ func (e *cliEnv) newCommandContext(prog string, args []string) (*nros.Context, [
 	c := nros.NewContext(opts...)
 	rest, err := c.Init(args)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--ros-args: %w", err)
+		return nil, nil, usagef("--ros-args: %s", cleanMessage(err))
 	}
 	return c, rest, nil
 }
@@ -87,56 +86,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// setUsage makes fs print a synopsis before its flags.
-func setUsage(fs *flag.FlagSet, synopsis string) {
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
-	}
-}
-
-// usageError is a bad command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
-
-// fatalError is a failure the reference peers report with exit status 2
-// (their fatal()), such as no peer matching in time.
-type fatalError struct{ msg string }
-
-func (e fatalError) Error() string { return e.msg }
-
-// exitCode prints err (prefixed with the command) and maps it to an exit
-// status: 0 for nil and -h, 2 for usage and fatal errors, 1 otherwise.
-func exitCode(stderr io.Writer, prog string, err error) int {
-	var ue usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, new(fatalError)):
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return 2
-	case errors.As(err, &ue):
-		if ue.msg != "" { // an empty message: the flag package has spoken
-			fmt.Fprintf(stderr, "%s: %s\n", prog, ue.msg)
-		}
-		return 2
-	}
-	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-	return 1
-}
-
-// flagError turns a FlagSet.Parse error into the command's error (the
-// FlagSet has already printed the problem and the usage).
-func flagError(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return usageError{}
 }
 
 // waitMatched polls matched until it reports at least n or timeout passes
@@ -175,43 +124,48 @@ func (e *cliEnv) clockCmd(ctx context.Context, args []string) int {
 func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	defer c.Shutdown()
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, "nros clock [--topic T] [--hz F] [--script S] [--ros-args ...]")
+	fs := newFlagSet(prog, "nros clock [--topic T] [--hz F] [--script S] [--ros-args ...]")
 	topic := fs.String("topic", nros.DefaultClockTopic, "topic to publish rosgraph_msgs/Clock on")
 	hz := fs.Float64("hz", 100, "publish rate in Hz (a script's hz step changes it)")
 	script := fs.String("script", defaultClockScript, "clock script: start=<s>;play <r>x <d>;pause <d>;stall <d>;jump <+|-|=><t>;hz <f>")
 	waitSubs := fs.Int("wait-subs", 0, "wait for this many matched subscriptions before starting")
 	waitTimeout := fs.Float64("wait-timeout", 30, "seconds to wait for --wait-subs (then start anyway)")
 	settle := fs.Float64("settle", 0.3, "with --wait-subs: seconds to pause after matching, so that the subscribers match us too")
+	quiet := fs.Bool("quiet", false, "do not print a line per published sample")
 	monitor := fs.Bool("monitor", false, "listen instead: print sample rate, real-time factor, pauses and jumps of a clock topic (--monitor [TOPIC])")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	if *monitor { // clockmonitor.go
 		return e.clockMonitor(ctx, c, *topic, pos)
 	}
 	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
+		return usagef("unexpected argument %q (flags only; the script goes in --script)", pos[0])
 	}
 	if !(*hz > 0 && *hz <= 1e9) {
-		return usagef("--hz must be in (0, 1e9], got %v", *hz)
+		return usagef("--hz %v: want a rate above 0 and at most 1e9 Hz", *hz)
+	}
+	if *waitSubs < 0 {
+		return usagef("--wait-subs %d: want 0 or more", *waitSubs)
+	}
+	if !(*waitTimeout >= 0) || !(*settle >= 0) {
+		return usagef("--wait-timeout %v, --settle %v: want 0 or more seconds", *waitTimeout, *settle)
 	}
 	sc, err := clockscript.Parse(*script)
 	if err != nil {
-		return usagef("--script: %v", err)
+		return usagef("--script %q: %v", *script, err)
 	}
 	node, err := nros.NewNode("nros_clock", nros.WithContext(c))
 	if err != nil {
-		return err
+		return nodeError(err)
 	}
 	defer node.Close()
 	if _, err := node.ResolveTopicName(*topic); err != nil {
-		return usagef("--topic: %v", err)
+		return usagef("--topic %q: %s", *topic, cleanMessage(err))
 	}
 	pub, err := nros.NewPublisher[rosgraph_msgs.Clock](node, *topic, nros.ClockQoS())
 	if err != nil {
@@ -241,6 +195,9 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 		wall := e.clock.Now().UnixNano()
 		if err := pub.Publish(&m); err != nil {
 			return fmt.Errorf("publish: %w", err)
+		}
+		if *quiet {
+			continue
 		}
 		line = fmt.Appendf(line[:0], "clock %d %d\n", wall, s.Sim)
 		if _, err := e.stdout.Write(line); err != nil {

@@ -146,3 +146,20 @@ func TestClockStopsOnSignal(t *testing.T) {
 		t.Fatalf("default script starts at %+v, want 0", first)
 	}
 }
+
+// --quiet publishes the same samples and prints nothing.
+func TestClockQuiet(t *testing.T) {
+	tr := intra.New()
+	defer tr.Close()
+	got := collectClock(t, tr, "/clock")
+	e, out, errb := testEnv(tr, newFakeClock())
+	if code := e.clockCmd(context.Background(), []string{"--quiet", "--hz", "100", "--script", "start=1;play 1x 100ms"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if out.Len() != 0 || errb.Len() != 0 {
+		t.Fatalf("printed %q / %q", out, errb)
+	}
+	if len(*got) != 10 {
+		t.Fatalf("%d samples published, want 10", len(*got))
+	}
+}

@@ -40,12 +40,12 @@ func (e *cliEnv) clockMonitor(ctx context.Context, c *nros.Context, topic string
 	}
 	node, err := nros.NewNode("nros_clock_monitor", nros.WithContext(c))
 	if err != nil {
-		return err
+		return nodeError(err)
 	}
 	defer node.Close()
 	resolved, err := node.ResolveTopicName(topic)
 	if err != nil {
-		return usagef("topic: %v", err)
+		return usagef("topic %q: %s", topic, cleanMessage(err))
 	}
 	m := &monitor{env: e, t0: e.clock.Now()}
 	m.tr.SetWall(func() clock.SteadyTime { return clock.SteadyTime(e.clock.Now().Sub(m.t0)) })

@@ -1,10 +1,19 @@
-// Command nros is the nros-go command-line tool: the simulated-time demo,
-// a /clock publisher, topic and parameter tools, bag tools and benchmarks.
+// Command nros is the nros-go command-line tool. Its commands:
+//
+//	nros demo    an in-process simulated clock drives a ROS-time timer and a
+//	             wall timer along a script (the main job)
+//	nros clock   publish rosgraph_msgs/Clock following a script
+//	nros topic   echo and pub on any topic of a known message type
+//	nros bench   pingpong latency and throughput against nros, Cyclone DDS
+//	             or Fast DDS peers
+//
+// `nros <command> -h` lists a command's flags. Mistakes on the command line
+// exit 2 and runtime failures 1, each with one line on stderr that starts
+// with the command ("nros demo: --hz 0: want a rate above 0 ...").
 package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +22,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/internal/clockscript"
 	"github.com/nros-go/nros/internal/demo"
 )
 
@@ -20,9 +30,10 @@ const usage = `usage: nros <command> [arguments]
 
 commands:
   demo     an in-process simulated clock drives a ROS timer and a wall timer
-           along a script, printing every activation (the main job)
+           along a script (the main job); a summary step by step, and the
+           event lines when stdout is not a terminal (or with --events)
   clock    publish rosgraph_msgs/Clock following a script:
-           nros clock [--topic T] [--hz F] [--script S]
+           nros clock [--topic T] [--hz F] [--script S] [--quiet]
   topic    nros topic echo TOPIC [TYPE] [--once] [--count N]
            nros topic pub TOPIC TYPE VALUES [--rate HZ] [--times N]
   gen      nros gen [-o DIR] PATH...: Go packages from ROS 2 .msg/.srv/.action
@@ -47,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	switch args[0] {
 	case "demo":
-		return runDemo(ctx, args[1:], stdout, stderr)
+		return runDemo(ctx, args[1:], stdout, stderr, stdout == io.Writer(os.Stdout) && isTerminal(os.Stdout.Fd()))
 	case "clock":
 		return runClock(ctx, args[1:], stdout, stderr)
 	case "topic":
@@ -70,38 +81,74 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("nros demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// demoSynopsis is the first line of `nros demo -h`.
+const demoSynopsis = "nros demo [--script S] [--hz F] [--period D] [--wall-period D] [--overrun skip|catch_up] [--events] [--svg FILE]"
+
+// runDemo is `nros demo`. stdoutIsTerminal decides the default view: on a
+// terminal the summary alone, step by step (the event lines with
+// --events); otherwise the event lines on stdout as well, as the API
+// contract specifies, for programs to read.
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIsTerminal bool) int {
+	const prog = "nros demo"
+	return exitCode(stderr, prog, demoCmd(ctx, args, stdout, stderr, stdoutIsTerminal))
+}
+
+func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIsTerminal bool) error {
+	fs := newFlagSet("nros demo", demoSynopsis)
 	script := fs.String("script", demo.DefaultScript, "clock script: start=<s>;play <r>x <d>;pause <d>;jump <+|-><d>;...")
 	hz := fs.Float64("hz", 100, "/clock publish rate in Hz")
 	period := fs.Duration("period", 100*time.Millisecond, "ROS-time timer period")
 	wallPeriod := fs.Duration("wall-period", 100*time.Millisecond, "wall timer period")
 	overrun := fs.String("overrun", "skip", "ROS timer overrun policy: skip or catch_up")
+	events := fs.Bool("events", false, "on a terminal, also print the event lines (always printed when stdout is not a terminal)")
+	svgPath := fs.String("svg", "", "also write the timeline as a picture (SVG) to this file")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return flagError(fs, err, stdout)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "nros demo: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return usagef("unexpected argument %q (flags only; the script goes in --script)", fs.Arg(0))
+	}
+	if !(*hz > 0 && *hz <= demo.MaxHz) {
+		return usagef("--hz %v: want a rate above 0 and at most %.0f Hz", *hz, float64(demo.MaxHz))
+	}
+	if *period <= 0 {
+		return usagef("--period %v: want a positive duration such as 100ms", *period)
+	}
+	if *wallPeriod <= 0 {
+		return usagef("--wall-period %v: want a positive duration such as 100ms", *wallPeriod)
 	}
 	pol, err := nros.ParseOverrunPolicy(*overrun)
 	if err != nil {
-		fmt.Fprintf(stderr, "nros demo: --overrun: %v\n", err)
-		return 2
+		return usagef("--overrun %q: want skip or catch_up", *overrun)
 	}
-	if *period <= 0 || *wallPeriod <= 0 {
-		fmt.Fprintln(stderr, "nros demo: --period and --wall-period must be positive")
-		return 2
+	if _, err := clockscript.Parse(*script); err != nil {
+		return usagef("--script %q: %v", *script, err)
 	}
-	err = demo.Run(ctx, demo.Config{Script: *script, Hz: *hz, Period: *period, WallPeriod: *wallPeriod,
-		Overrun: pol, Stdout: stdout, Stderr: stderr})
-	if err != nil {
-		fmt.Fprintf(stderr, "nros demo: %v\n", err)
-		if ctx.Err() != nil {
-			return 130
+	cfg := demo.Config{Script: *script, Hz: *hz, Period: *period, WallPeriod: *wallPeriod,
+		Overrun: pol, Stdout: stdout, Stderr: stderr}
+	if stdoutIsTerminal && !*events {
+		cfg.Stdout = nil
+	}
+	var svg *os.File
+	if *svgPath != "" {
+		f, err := os.Create(*svgPath)
+		if err != nil {
+			return usagef("--svg %q: %v", *svgPath, err)
 		}
-		return 2
+		svg = f
+		cfg.SVG = f
 	}
-	return 0
+	err = demo.Run(ctx, cfg)
+	if svg != nil {
+		if cerr := svg.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--svg %q: %w", *svgPath, cerr)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // SIGINT/SIGTERM: a normal end
+		}
+		return err
+	}
+	return nil
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/intra"
 	"github.com/nros-go/nros/rmw/rtps"
 )
 
@@ -44,30 +41,6 @@ func (e *cliEnv) nodeCmd(ctx context.Context, args []string) int {
 	return 2
 }
 
-// graphEndpoint is one topic endpoint of the graph.
-type graphEndpoint struct {
-	topic, typ string
-	node       rmw.NodeInfo
-	pub        bool
-}
-
-func graphTopicEndpoints(tr rmw.Transport) ([]graphEndpoint, error) {
-	var out []graphEndpoint
-	switch t := tr.(type) {
-	case *intra.Transport:
-		for _, ep := range t.Endpoints("") {
-			out = append(out, graphEndpoint{ep.Topic, ep.Type, ep.Node, ep.Publisher})
-		}
-	case *rtps.Transport:
-		for _, ep := range t.Endpoints("") {
-			out = append(out, graphEndpoint{ep.Topic, ep.Type, ep.Node, ep.Publisher})
-		}
-	default:
-		return nil, fatalError{"the transport cannot list its graph"}
-	}
-	return out, nil
-}
-
 func fqn(n rmw.NodeInfo) string {
 	ns := n.Namespace
 	if ns == "" || ns == "/" {
@@ -89,12 +62,12 @@ func graphNodeNames(tr rmw.Transport) ([]string, error) {
 			add(n)
 		}
 	}
-	eps, err := graphTopicEndpoints(tr)
-	if err != nil {
-		return nil, err
+	eps, ok := graphEndpoints(tr, "")
+	if !ok {
+		return nil, fatalError{"the transport cannot list its graph"}
 	}
 	for _, ep := range eps {
-		add(ep.node)
+		add(ep.Node)
 	}
 	if g, ok := tr.(rmw.ServiceGraph); ok {
 		for _, s := range g.Services() {
@@ -108,26 +81,15 @@ func graphNodeNames(tr rmw.Transport) ([]string, error) {
 }
 
 func (e *cliEnv) nodeGraphCommand(ctx context.Context, prog, synopsis string, args []string) (rmw.Transport, func(), []string, error) {
-	c, rest, err := e.newCommandContext(prog, args)
+	c, pos, err := e.serviceGraphCommand(ctx, prog, synopsis, args, nil)
 	if err != nil {
-		return nil, nil, nil, usageError{err.Error()}
+		return nil, nil, nil, err
 	}
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, synopsis)
-	spin := fs.Duration("spin-time", 1500*time.Millisecond, "how long to listen for the graph before answering")
-	pos, err := parseInterspersed(fs, rest)
-	if err != nil {
-		c.Shutdown()
-		return nil, nil, nil, flagError(err)
-	}
-	tr := c.Transport()
-	e.discoveryWait(ctx, tr, *spin)
-	return tr, func() { c.Shutdown() }, pos, nil
+	return c.Transport(), func() { c.Shutdown() }, pos, nil
 }
 
 func (e *cliEnv) nodeList(ctx context.Context, args []string) error {
-	tr, done, pos, err := e.nodeGraphCommand(ctx, "nros node list", "nros node list [--spin-time D]", args)
+	tr, done, pos, err := e.nodeGraphCommand(ctx, "nros node list", "nros node list [--spin-time S]", args)
 	if err != nil {
 		return err
 	}
@@ -146,7 +108,7 @@ func (e *cliEnv) nodeList(ctx context.Context, args []string) error {
 }
 
 func (e *cliEnv) nodeInfo(ctx context.Context, args []string) error {
-	tr, done, pos, err := e.nodeGraphCommand(ctx, "nros node info", "nros node info NODE [--spin-time D]", args)
+	tr, done, pos, err := e.nodeGraphCommand(ctx, "nros node info", "nros node info NODE [--spin-time S]", args)
 	if err != nil {
 		return err
 	}
@@ -165,7 +127,7 @@ func (e *cliEnv) nodeInfo(ctx context.Context, args []string) error {
 	if !slices.Contains(names, target) {
 		return fmt.Errorf("unable to find node '%s'", target)
 	}
-	eps, _ := graphTopicEndpoints(tr)
+	eps, _ := graphEndpoints(tr, "")
 	var subs, pubs, servers, clients []string
 	seen := map[string]bool{}
 	addTo := func(list *[]string, line string) {
@@ -175,13 +137,13 @@ func (e *cliEnv) nodeInfo(ctx context.Context, args []string) error {
 		}
 	}
 	for _, ep := range eps {
-		if fqn(ep.node) != target {
+		if fqn(ep.Node) != target {
 			continue
 		}
-		if ep.pub {
-			addTo(&pubs, "p"+ep.topic+": "+ep.typ)
+		if ep.Publisher {
+			addTo(&pubs, "p"+ep.Topic+": "+ep.Type)
 		} else {
-			addTo(&subs, "s"+ep.topic+": "+ep.typ)
+			addTo(&subs, "s"+ep.Topic+": "+ep.Type)
 		}
 	}
 	if g, ok := tr.(rmw.ServiceGraph); ok {

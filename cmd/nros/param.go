@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -64,16 +63,14 @@ func (e *cliEnv) param(ctx context.Context, verb string, args []string) error {
 	prog := "nros param " + verb
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	defer c.Shutdown()
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, strings.TrimSpace(strings.SplitN(paramUsage, "\n", 2)[0][len("usage: "):]))
+	fs := newFlagSet(prog, strings.TrimSpace(strings.SplitN(paramUsage, "\n", 2)[0][len("usage: "):]))
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the node's parameter services")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	n := paramArgs[verb]
 	if len(pos) < n[0] || (n[1] >= 0 && len(pos) > n[1]) {
@@ -81,7 +78,7 @@ func (e *cliEnv) param(ctx context.Context, verb string, args []string) error {
 	}
 	node, err := nros.NewNode("_nros_param_client", nros.WithContext(c), nros.WithoutParameterServices())
 	if err != nil {
-		return err
+		return nodeError(err)
 	}
 	defer node.Close()
 	target := pos[0]

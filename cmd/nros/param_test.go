@@ -104,7 +104,7 @@ func TestParamNodeNotFoundAndUsage(t *testing.T) {
 	tr := intra.New()
 	defer tr.Close()
 	code, _, errs := paramRun(t, tr, "get", "/nobody", "x", "--timeout", "50ms")
-	if code != 2 || !strings.Contains(errs, "Node not found") {
+	if code != 1 || !strings.Contains(errs, "Node not found") {
 		t.Fatalf("exit %d %q", code, errs)
 	}
 	for _, args := range [][]string{nil, {"frob"}, {"get", "/n"}, {"set", "/n", "a"}, {"get", "/n", "x", "--bogus"}} {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/intra"
 )
 
 const serviceUsage = `usage: nros service <verb> ...
@@ -49,15 +49,6 @@ func (e *cliEnv) serviceCmd(ctx context.Context, args []string) int {
 	return 2
 }
 
-// discoveryWait is how long graph queries listen before answering on a
-// network transport (nothing to wait for in process).
-func (e *cliEnv) discoveryWait(ctx context.Context, tr rmw.Transport, d time.Duration) {
-	if _, ok := tr.(*intra.Transport); ok || d <= 0 {
-		return
-	}
-	_ = e.clock.SleepUntil(ctx, e.clock.Now().Add(d))
-}
-
 func graphServices(tr rmw.Transport) ([]rmw.ServiceInfo, error) {
 	g, ok := tr.(rmw.ServiceGraph)
 	if !ok {
@@ -69,27 +60,30 @@ func graphServices(tr rmw.Transport) ([]rmw.ServiceInfo, error) {
 func (e *cliEnv) serviceGraphCommand(ctx context.Context, prog, synopsis string, args []string, extra func(*flag.FlagSet)) (*nros.Context, []string, error) {
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
-		return nil, nil, usageError{err.Error()}
+		return nil, nil, err
 	}
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, synopsis)
-	spin := fs.Duration("spin-time", 1500*time.Millisecond, "how long to listen for the graph before answering")
+	fs := newFlagSet(prog, synopsis)
+	spin := fs.Float64("spin-time", 1, "seconds to wait for DDS discovery")
 	if extra != nil {
 		extra(fs)
 	}
 	pos, err := parseInterspersed(fs, rest)
+	if err == nil && (*spin < 0 || math.IsNaN(*spin) || *spin > 3600) {
+		err = usagef("--spin-time %v: want 0 to 3600 seconds", *spin)
+	} else if err != nil {
+		err = flagError(fs, err, e.stdout)
+	}
 	if err != nil {
 		c.Shutdown()
-		return nil, nil, flagError(err)
+		return nil, nil, err
 	}
-	e.discoveryWait(ctx, c.Transport(), *spin)
+	e.spinTime(ctx, c.Transport(), time.Duration(*spin*1e9))
 	return c, pos, nil
 }
 
 func (e *cliEnv) serviceList(ctx context.Context, args []string) error {
 	var showTypes bool
-	c, pos, err := e.serviceGraphCommand(ctx, "nros service list", "nros service list [-t] [--spin-time D]", args,
+	c, pos, err := e.serviceGraphCommand(ctx, "nros service list", "nros service list [-t] [--spin-time S]", args,
 		func(fs *flag.FlagSet) {
 			fs.BoolVar(&showTypes, "t", false, "show the types")
 			fs.BoolVar(&showTypes, "show-types", false, "show the types")
@@ -123,7 +117,7 @@ func (e *cliEnv) serviceList(ctx context.Context, args []string) error {
 }
 
 func (e *cliEnv) serviceType(ctx context.Context, args []string) error {
-	c, pos, err := e.serviceGraphCommand(ctx, "nros service type", "nros service type SERVICE [--spin-time D]", args, nil)
+	c, pos, err := e.serviceGraphCommand(ctx, "nros service type", "nros service type SERVICE [--spin-time S]", args, nil)
 	if err != nil {
 		return err
 	}
@@ -171,16 +165,14 @@ func (e *cliEnv) serviceCall(ctx context.Context, args []string) error {
 	const prog = "nros service call"
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	defer c.Shutdown()
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, "nros service call SERVICE TYPE [VALUES] [--timeout D] [--ros-args ...]")
+	fs := newFlagSet(prog, "nros service call SERVICE TYPE [VALUES] [--timeout D] [--ros-args ...]")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the server and its response")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	if len(pos) < 2 || len(pos) > 3 {
 		return usagef("want SERVICE TYPE [VALUES], got %d arguments", len(pos))
@@ -196,7 +188,7 @@ func (e *cliEnv) serviceCall(ctx context.Context, args []string) error {
 	}
 	node, err := nros.NewNode("nros_service_call", nros.WithContext(c), nros.WithoutParameterServices())
 	if err != nil {
-		return err
+		return nodeError(err)
 	}
 	defer node.Close()
 	name, err := node.ResolveServiceName(pos[0])

@@ -46,7 +46,7 @@ func TestServiceListTypeCall(t *testing.T) {
 	if code, _, errs := run("call", "/simtimer/enable", "std_srvs/NoSuch", "{}"); code != 2 || errs == "" {
 		t.Fatalf("bad type: exit %d %q", code, errs)
 	}
-	if code, _, errs := run("call", "/nobody", "std_srvs/SetBool", "--timeout", "50ms"); code != 2 || !strings.Contains(errs, "not available") {
+	if code, _, errs := run("call", "/nobody", "std_srvs/SetBool", "--timeout", "50ms"); code != 1 || !strings.Contains(errs, "not available") {
 		t.Fatalf("no server: exit %d %q", code, errs)
 	}
 }

@@ -21,9 +21,13 @@ import (
 	"github.com/nros-go/nros/rmw/rtps"
 )
 
-const topicUsage = `usage: nros topic <echo|pub> ...
+const topicUsage = `usage: nros topic <list|info|echo|hz|bw|pub> ...
 
+  nros topic list [-t]
+  nros topic info TOPIC [-v]
   nros topic echo TOPIC [TYPE] [--once] [--count N] [--full-length]
+  nros topic hz TOPIC [--window N] [--use-sim-time]
+  nros topic bw TOPIC [--window N]
   nros topic pub TOPIC TYPE [VALUES] [--rate HZ] [--times N | --once]
 
 VALUES is YAML as for 'ros2 topic pub', e.g. "{data: hello}".
@@ -41,6 +45,14 @@ func (e *cliEnv) topicCmd(ctx context.Context, args []string) int {
 		return 2
 	}
 	switch args[0] {
+	case "list":
+		return exitCode(e.stderr, "nros topic list", e.topicList(ctx, args[1:]))
+	case "info":
+		return exitCode(e.stderr, "nros topic info", e.topicInfo(ctx, args[1:]))
+	case "hz":
+		return exitCode(e.stderr, "nros topic hz", e.topicRate(ctx, args[1:], false))
+	case "bw":
+		return exitCode(e.stderr, "nros topic bw", e.topicRate(ctx, args[1:], true))
 	case "echo":
 		return exitCode(e.stderr, "nros topic echo", e.topicEcho(ctx, args[1:]))
 	case "pub":
@@ -73,7 +85,7 @@ func (q *qosFlags) qos() (rmw.QoS, error) {
 	case "best_effort", "best-effort":
 		out.Reliability = rmw.BestEffort
 	default:
-		return out, usagef("--qos-reliability must be reliable or best_effort, not %q", q.reliability)
+		return out, usagef("--qos-reliability %q: want reliable or best_effort", q.reliability)
 	}
 	switch q.durability {
 	case "volatile":
@@ -81,10 +93,10 @@ func (q *qosFlags) qos() (rmw.QoS, error) {
 	case "transient_local", "transient-local":
 		out.Durability = rmw.TransientLocal
 	default:
-		return out, usagef("--qos-durability must be volatile or transient_local, not %q", q.durability)
+		return out, usagef("--qos-durability %q: want volatile or transient_local", q.durability)
 	}
 	if q.depth < 1 {
-		return out, usagef("--qos-depth must be at least 1")
+		return out, usagef("--qos-depth %d: want 1 or more", q.depth)
 	}
 	return out, nil
 }
@@ -94,12 +106,12 @@ func (q *qosFlags) qos() (rmw.QoS, error) {
 func endpointNode(c *nros.Context, name, topic string) (*nros.Node, string, rmw.NodeInfo, error) {
 	node, err := nros.NewNode(name, nros.WithContext(c))
 	if err != nil {
-		return nil, "", rmw.NodeInfo{}, err
+		return nil, "", rmw.NodeInfo{}, nodeError(err)
 	}
 	full, err := node.ResolveTopicName(topic)
 	if err != nil {
 		node.Close()
-		return nil, "", rmw.NodeInfo{}, usagef("topic %q: %v", topic, err)
+		return nil, "", rmw.NodeInfo{}, usageError{cleanMessage(err)}
 	}
 	return node, full, rmw.NodeInfo{Name: node.Name(), Namespace: node.Namespace(), Enclave: "/"}, nil
 }
@@ -117,12 +129,10 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 	const prog = "nros topic echo"
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	defer c.Shutdown()
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, "nros topic echo TOPIC [TYPE] [--once] [--count N] [--ros-args ...]")
+	fs := newFlagSet(prog, "nros topic echo TOPIC [TYPE] [--once] [--count N] [--ros-args ...]")
 	once := fs.Bool("once", false, "print the first message received, then exit")
 	count := fs.Int("count", 0, "exit after N messages (0: never)")
 	full := fs.Bool("full-length", false, "do not truncate long strings and arrays")
@@ -132,16 +142,25 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 	qf.register(fs, "", 10)
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return usagef("want TOPIC [TYPE], got %d arguments", len(pos))
 	}
 	if *count < 0 {
-		return usagef("--count must not be negative")
+		return usagef("--count %d: want 0 (no limit) or more", *count)
 	}
 	if *once {
 		*count = 1
+	}
+	// Check the QoS flags now, before waiting for a publisher (the
+	// reliability may still be left to discovery).
+	probe := qf
+	if probe.reliability == "" {
+		probe.reliability = "best_effort"
+	}
+	if _, err := probe.qos(); err != nil {
+		return err
 	}
 	opts := msg.YAMLOptions{TruncateLength: *trunc}
 	if *full {
@@ -161,7 +180,7 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 	} else {
 		return usagef("cannot determine the type of %s: give it as TYPE (nros topic echo TOPIC TYPE)", topic)
 	}
-	m, err := newMessage(typ)
+	m, err := echoMessage(typ) // compiled in, or msg/dynamic (dynamic.go)
 	if err != nil {
 		return err
 	}
@@ -281,12 +300,10 @@ func (e *cliEnv) topicPub(ctx context.Context, args []string) error {
 	const prog = "nros topic pub"
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	defer c.Shutdown()
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	setUsage(fs, "nros topic pub TOPIC TYPE [VALUES] [--rate HZ] [--times N | --once] [--ros-args ...]")
+	fs := newFlagSet(prog, "nros topic pub TOPIC TYPE [VALUES] [--rate HZ] [--times N | --once] [--ros-args ...]")
 	rate := fs.Float64("rate", 1, "publishing rate in Hz")
 	fs.Float64Var(rate, "r", 1, "short for --rate")
 	times := fs.Int("times", 0, "publish this many times, then exit (0: for ever)")
@@ -303,16 +320,16 @@ func (e *cliEnv) topicPub(ctx context.Context, args []string) error {
 	qf.register(fs, "reliable", 10)
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
-		return flagError(err)
+		return flagError(fs, err, e.stdout)
 	}
 	if len(pos) < 2 || len(pos) > 3 {
 		return usagef("want TOPIC TYPE [VALUES], got %d arguments", len(pos))
 	}
 	if !(*rate > 0) || math.IsInf(*rate, 0) {
-		return usagef("--rate must be a positive number of Hz")
+		return usagef("--rate %v: want a positive number of Hz", *rate)
 	}
 	if *times < 0 {
-		return usagef("--times must not be negative")
+		return usagef("--times %d: want 0 (for ever) or more", *times)
 	}
 	if *once {
 		*times = 1
@@ -424,7 +441,7 @@ func setValue(v reflect.Value, n *yaml.Node, path string) error {
 		names := map[string]int{}
 		for i := 0; i < v.NumField(); i++ {
 			if f := v.Type().Field(i); f.IsExported() {
-				names[snake(f.Name)] = i
+				names[msg.SnakeCase(f.Name)] = i
 			}
 		}
 		for k := 0; k+1 < len(n.Content); k += 2 {
@@ -513,28 +530,6 @@ func setValue(v reflect.Value, n *yaml.Node, path string) error {
 	return nil
 }
 
-// snake turns a Go field name into its ROS name: StampNs -> stamp_ns,
-// FrameID -> frame_id.
-func snake(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			if i > 0 {
-				p := s[i-1]
-				lowerBefore := 'a' <= p && p <= 'z' || '0' <= p && p <= '9'
-				upperRun := 'A' <= p && p <= 'Z' && i+1 < len(s) && 'a' <= s[i+1] && s[i+1] <= 'z'
-				if lowerBefore || upperRun {
-					b.WriteByte('_')
-				}
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
 // pyRepr renders a message as `ros2 topic pub` prints what it publishes:
 // std_msgs.msg.String(data='hello').
 func pyRepr(v reflect.Value) string {
@@ -573,7 +568,7 @@ func writeRepr(b *strings.Builder, v reflect.Value) {
 				b.WriteString(", ")
 			}
 			first = false
-			b.WriteString(snake(f.Name))
+			b.WriteString(msg.SnakeCase(f.Name))
 			b.WriteByte('=')
 			writeRepr(b, v.Field(i))
 		}

@@ -141,8 +141,8 @@ func TestFillMessage(t *testing.T) {
 
 func TestSnakeAndRepr(t *testing.T) {
 	for in, want := range map[string]string{"Data": "data", "StampNs": "stamp_ns", "FrameID": "frame_id", "NodeEntitiesInfoSeq": "node_entities_info_seq", "X2Y": "x2_y"} {
-		if got := snake(in); got != want {
-			t.Errorf("snake(%q) = %q, want %q", in, got, want)
+		if got := msg.SnakeCase(in); got != want {
+			t.Errorf("SnakeCase(%q) = %q, want %q", in, got, want)
 		}
 	}
 	p := &nros_bench.Payload{StampNs: 7, Data: []byte{1, 2}}

@@ -11,13 +11,16 @@
 //	    [-p duration_s:=10] [-r clock:=/sim/clock]
 //
 // It exits 0 after duration_s of wall time or on SIGINT/SIGTERM, and 2 on a
-// bad command line. Logs go to stderr.
+// bad command line (a malformed ROS argument, a parameter of the wrong type
+// or out of range, or any argument outside --ros-args: simtimer takes none).
+// Logs go to stderr.
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,8 +36,13 @@ func main() {
 }
 
 func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr io.Writer) int {
-	if _, err := rctx.Init(args); err != nil {
+	rest, err := rctx.Init(args)
+	if err != nil {
 		fmt.Fprintf(stderr, "simtimer: %v\n", err)
+		return 2
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "simtimer: unknown argument %q: simtimer takes only ROS arguments (--ros-args -p name:=value ...)\n", rest[0])
 		return 2
 	}
 	node, err := nros.NewNode("simtimer", nros.WithContext(rctx))
@@ -99,15 +107,18 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 	return 0
 }
 
-// millis declares an integer parameter in milliseconds.
+// millis declares an integer parameter in milliseconds and converts it to
+// a time.Duration safely: time.Duration(ms)*time.Millisecond would wrap
+// silently for ms above math.MaxInt64/1e6 (about 292 years).
 func millis(n *nros.Node, name string, def int64) (time.Duration, error) {
 	v, err := n.DeclareParameter(name, nros.IntegerValue(def))
 	if err != nil {
 		return 0, err
 	}
 	ms, _ := v.Integer()
-	if ms <= 0 {
-		return 0, fmt.Errorf("parameter %s must be positive, got %d", name, ms)
+	const maxMs = int64(math.MaxInt64 / time.Millisecond)
+	if ms <= 0 || ms > maxMs {
+		return 0, fmt.Errorf("parameter %s must be 1 to %d (milliseconds), got %d", name, maxMs, ms)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }

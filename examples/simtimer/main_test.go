@@ -98,6 +98,11 @@ func TestSimtimerBadCommandLine(t *testing.T) {
 		{[]string{"--ros-args", "-p", "overrun:=sometimes"}, []string{"overrun"}},
 		{[]string{"--ros-args", "-p", "period_ms:=0"}, []string{"period_ms"}},
 		{[]string{"--ros-args", "-p", "duration_s:=abc"}, []string{"duration_s"}},
+		// 18446744073710 ms overflows time.Duration: it once became a 448 µs timer.
+		{[]string{"--ros-args", "-p", "period_ms:=18446744073710"}, []string{"period_ms must be 1 to 9223372036854 (milliseconds), got 18446744073710"}},
+		{[]string{"--ros-args", "-p", "wall_period_ms:=-1"}, []string{"wall_period_ms must be 1 to"}},
+		{[]string{"--verbose", "--ros-args", "-p", "use_sim_time:=true"}, []string{`unknown argument "--verbose"`}},
+		{[]string{"--ros-args", "-p", "use_sim_time:=true", "--", "extra"}, []string{`unknown argument "extra"`}},
 	} {
 		var out, errb bytes.Buffer
 		rctx := nros.NewContext(nros.WithLogOutput(io.Discard))

@@ -34,7 +34,15 @@ import (
 
 func main() {
 	wall := flag.Duration("wall", 2*time.Second, "how long to run, in wall time")
-	flag.Parse()
+	flag.Parse() // a bad flag: exit 2 with the flag named
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "twoclocks: unexpected argument %q (only -wall DURATION)\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	if *wall <= 0 {
+		fmt.Fprintf(os.Stderr, "twoclocks: -wall %v: want a positive duration such as 2s\n", *wall)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *wall, os.Stdout); err != nil {

@@ -141,7 +141,7 @@ type StepError struct {
 }
 
 func (e *StepError) Error() string {
-	return fmt.Sprintf("clockscript: step %d %q: %v", e.Index, e.Step, e.Err)
+	return fmt.Sprintf("step %d %q: %v", e.Index, e.Step, e.Err)
 }
 
 // Unwrap returns the underlying error.
@@ -200,7 +200,7 @@ func Parse(src string) (*Script, error) {
 		sc.steps = append(sc.steps, st)
 	}
 	if len(sc.steps) == 0 {
-		return nil, fmt.Errorf("clockscript: empty script")
+		return nil, fmt.Errorf("empty script (want steps such as start=0;play 1x 10s)")
 	}
 	sc.duration, sc.end = time.Duration(wall), sim
 	return sc, nil

@@ -144,7 +144,7 @@ func TestParseErrors(t *testing.T) {
 		{"", 0, "empty"},
 		{" ; ; ", 0, "empty"},
 		{"play 0x 1s", 1, "positive"},
-		{"play -1x 1s", 1, "not a decimal"},
+		{"play -1x 1s", 1, "rate -1 must be positive"},
 		{"play NaNx 1s", 1, "not a decimal"},
 		{"play Infx 1s", 1, "not a decimal"},
 		{"play 1e3x 1s", 1, "not a decimal"},
@@ -171,7 +171,7 @@ func TestParseErrors(t *testing.T) {
 		{"jump +-5s", 1, "signed"},
 		{"jump =x", 1, "not a decimal"},
 		{"hz 0", 1, "positive"},
-		{"hz -5", 1, "not a decimal"},
+		{"hz -5", 1, "frequency -5 must be positive"},
 		{"hz 2000000000", 1, "1 GHz"},
 		{"warp 2s", 1, "unknown step"},
 		{"pause 1s;;bogus", 3, "unknown step"},
@@ -395,4 +395,20 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("canonical form %q changes the script", sc.String())
 		}
 	})
+}
+
+// A newcomer's mistakes get messages that say what is wrong and what
+// would be accepted, without the package's name.
+func TestErrorMessages(t *testing.T) {
+	for script, want := range map[string]string{
+		"play -1x 1s":  `step 1 "play -1x 1s": rate -1 must be positive (a decimal such as 0.5 or 2)`,
+		"play 0x 1s":   `step 1 "play 0x 1s": rate 0 must be positive (a decimal such as 0.5 or 2)`,
+		"play abcx 1s": `step 1 "play abcx 1s": rate "abc" is not a decimal number`,
+		"":             `empty script (want steps such as start=0;play 1x 10s)`,
+	} {
+		_, err := Parse(script)
+		if err == nil || err.Error() != want {
+			t.Errorf("Parse(%q) = %v, want %q", script, err, want)
+		}
+	}
 }

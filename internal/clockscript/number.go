@@ -81,12 +81,15 @@ func parseFixed(s string, allowSign bool, what string) (int64, error) {
 // parsePositive parses a positive exact decimal (a rate or a frequency) in
 // parts per billion.
 func parsePositive(s, what string) (Rate, error) {
+	if strings.HasPrefix(s, "-") && isDecimal(s[1:], false) {
+		return 0, fmt.Errorf("%s %s must be positive (a decimal such as 0.5 or 2)", what, s)
+	}
 	v, err := parseFixed(s, false, what)
 	if err != nil {
 		return 0, err
 	}
 	if v <= 0 {
-		return 0, fmt.Errorf("%s %q must be positive", what, s)
+		return 0, fmt.Errorf("%s %s must be positive (a decimal such as 0.5 or 2)", what, s)
 	}
 	return Rate(v), nil
 }

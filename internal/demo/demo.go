@@ -4,13 +4,14 @@
 // that every edge of simulated time (pause, rates, backward and forward
 // jumps, the first sample replacing system time) shows on one timeline.
 //
-// Output (stdout), one line per event:
+// Output (Config.Stdout, when not nil), one line per event:
 //
 //	clock <wall_unix_ns> <ros_time_ns>                  a /clock sample was published
 //	ros   <wall_unix_ns> <ros_time_ns> <overruns_total> the ROS-time timer fired
 //	wall  <wall_unix_ns> <ros_time_ns>                  the wall timer fired
 //
-// and a human summary per script step on stderr.
+// and a human summary on Config.Stderr: a header, then one line per script
+// step as soon as the step is over, then the totals.
 package demo
 
 import (
@@ -40,8 +41,12 @@ type Config struct {
 	Period     time.Duration // ROS-time timer
 	WallPeriod time.Duration // wall timer
 	Overrun    nros.TimerOverrunPolicy
-	Stdout     io.Writer
-	Stderr     io.Writer
+	Stdout     io.Writer // the event lines; nil: none
+	Stderr     io.Writer // the summary, step by step; nil: none
+	// SVG, when set, receives the timeline as a picture once the script
+	// has ended: ROS time against wall time, every timer activation
+	// marked, the steps labelled.
+	SVG io.Writer
 }
 
 // stepStats is what happened during one script step.
@@ -61,8 +66,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Hz == 0 {
 		cfg.Hz = 100
 	}
-	if cfg.Hz < 0 || cfg.Hz > 1e6 || cfg.Hz != cfg.Hz {
-		return fmt.Errorf("demo: --hz %v out of range (0, 1e6]", cfg.Hz)
+	if !(cfg.Hz > 0 && cfg.Hz <= MaxHz) {
+		return fmt.Errorf("clock rate %v Hz: want more than 0 and at most %g", cfg.Hz, float64(MaxHz))
 	}
 	if cfg.Period == 0 {
 		cfg.Period = 100 * time.Millisecond
@@ -71,16 +76,21 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.WallPeriod = 100 * time.Millisecond
 	}
 	if cfg.Period < 0 || cfg.WallPeriod < 0 {
-		return errors.New("demo: timer periods must be positive")
+		return errors.New("timer periods must be positive")
 	}
 	script, err := clockscript.Parse(cfg.Script)
 	if err != nil {
-		return fmt.Errorf("demo: --script: %w", err)
+		return fmt.Errorf("script: %w", err)
 	}
 	steps := script.Steps()
 
-	out := &lineWriter{w: bufio.NewWriter(cfg.Stdout)}
+	out := &lineWriter{}
+	if cfg.Stdout != nil {
+		out.w = bufio.NewWriter(cfg.Stdout)
+	}
 	defer out.flush()
+	sum := &summary{cfg: cfg, steps: steps}
+	sum.header()
 
 	// The embedded default: an in-process transport, a simulator node
 	// publishing /clock and the demo node with use_sim_time on, as a launch
@@ -96,6 +106,10 @@ func Run(ctx context.Context, cfg Config) error {
 	exec := nros.NewExecutor(nros.WithExecutorContext(rctx))
 	clk := node.Clock()
 
+	var tl *timeline
+	if cfg.SVG != nil {
+		tl = &timeline{}
+	}
 	var mu sync.Mutex
 	stats := make([]stepStats, len(steps)+1)
 	var curStep atomic.Int64 // the step the latest sample belongs to
@@ -126,6 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 		now := clk.Now().Nanoseconds()
 		over := rosTimer.Overruns()
 		out.printf("ros %d %d %d\n", time.Now().UnixNano(), now, over)
+		tl.add(evRos, time.Since(start), now)
 		mu.Lock()
 		s := &stats[curStep.Load()]
 		s.rosFires++
@@ -137,6 +152,7 @@ func Run(ctx context.Context, cfg Config) error {
 	_, err = node.CreateWallTimer(cfg.WallPeriod, func() {
 		wall := time.Now()
 		out.printf("wall %d %d\n", wall.UnixNano(), clk.Now().Nanoseconds())
+		tl.add(evWall, wall.Sub(start), clk.Now().Nanoseconds())
 		mu.Lock()
 		stats[index(stepAtWall(wall.Sub(start)))].wallFires++
 		mu.Unlock()
@@ -184,6 +200,10 @@ func Run(ctx context.Context, cfg Config) error {
 		o := rosTimer.Overruns()
 		stats[curStep.Load()].overruns += o - overBefore
 		overBefore = o
+		// The steps before the previous sample's are over, and their
+		// timers have had at least one sample period to run (a wall
+		// activation at a step's last instant included).
+		sum.upTo(int(curStep.Load()), stats)
 		curStep.Store(int64(si))
 		s := &stats[si]
 		if !s.seen {
@@ -193,10 +213,11 @@ func Run(ctx context.Context, cfg Config) error {
 		s.samples++
 		mu.Unlock()
 		out.printf("clock %d %d\n", time.Now().UnixNano(), smp.Sim)
+		tl.add(evClock, smp.Wall, smp.Sim)
 		if err := src.publish(smp.Sim); err != nil {
 			stopSpin()
 			<-spun
-			return fmt.Errorf("demo: publishing /clock: %w", err)
+			return fmt.Errorf("publishing /clock: %w", err)
 		}
 	}
 	if d := time.Until(start.Add(script.Duration())); d > 0 {
@@ -221,61 +242,108 @@ func Run(ctx context.Context, cfg Config) error {
 	stats[curStep.Load()].overruns += rosTimer.Overruns() - overBefore
 	mu.Unlock()
 	out.flush()
-	if cfg.Stderr != nil {
-		summarize(cfg, steps, stats, rosTimer)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	return ctx.Err()
+	mu.Lock()
+	sum.upTo(len(steps), stats)
+	mu.Unlock()
+	sum.total(rosTimer.Overruns())
+	if tl != nil {
+		if err := tl.render(cfg.SVG, cfg, steps, script.Duration()); err != nil {
+			return fmt.Errorf("writing the picture: %w", err)
+		}
+	}
+	return nil
 }
 
-func summarize(cfg Config, steps []clockscript.Step, stats []stepStats, rosTimer *nros.Timer) {
-	w := cfg.Stderr
-	fmt.Fprintf(w, "nros demo: ROS timer %v (%s), wall timer %v, /clock at %g Hz\n", cfg.Period, cfg.Overrun, cfg.WallPeriod, cfg.Hz)
-	totalRos, totalWall := 0, 0
-	for i, s := range steps {
-		st := stats[i]
-		totalRos += st.rosFires
-		totalWall += st.wallFires
-		what := ""
-		switch s.Kind {
-		case clockscript.KindStart:
-			what = fmt.Sprintf("sim starts at %s", clockscript.FormatSim(s.Sim))
-		case clockscript.KindPlay:
-			what = fmt.Sprintf("sim %s -> %s at %sx: ROS timer fired %d, wall timer %d", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), s.Rate, st.rosFires, st.wallFires)
-		case clockscript.KindPause:
-			what = fmt.Sprintf("sim held at %s: ROS timer fired %d (silent while paused), wall timer kept its cadence with %d", clockscript.FormatSim(s.SimBefore), st.rosFires, st.wallFires)
-		case clockscript.KindStall:
-			what = fmt.Sprintf("no /clock at all, sim stays %s: ROS timer fired %d, wall timer %d", clockscript.FormatSim(s.SimBefore), st.rosFires, st.wallFires)
-		case clockscript.KindJump, clockscript.KindJumpTo:
-			if s.SimAfter < s.SimBefore {
-				what = fmt.Sprintf("backward jump %s -> %s: the ROS period restarts at the landing point (%d activations on that sample)", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), st.rosFires)
-			} else {
-				what = fmt.Sprintf("forward jump %s -> %s: a backlog, %s gave %d activations on that sample", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), cfg.Overrun, st.rosFires)
-			}
-		case clockscript.KindHz:
-			what = fmt.Sprintf("publish rate now %s Hz", s.Rate)
-		}
-		if st.overruns > 0 {
-			what += fmt.Sprintf(", overruns +%d", st.overruns)
-		}
-		fmt.Fprintf(w, "  step %-2d %-14s wall %6.2fs  %s\n", s.Index, s.Text, s.WallStart.Seconds(), what)
+// MaxHz is the highest /clock rate Run accepts.
+const MaxHz = 1e6
+
+// summary writes the human view to cfg.Stderr, a step at a time.
+type summary struct {
+	cfg                 Config
+	steps               []clockscript.Step
+	done                int // steps written
+	totalRos, totalWall int
+}
+
+func (m *summary) header() {
+	if m.cfg.Stderr == nil {
+		return
 	}
-	fmt.Fprintf(w, "  total: ROS timer %d activations, %d overruns; wall timer %d activations\n", totalRos, rosTimer.Overruns(), totalWall)
+	c := m.cfg
+	fmt.Fprintf(c.Stderr, "nros demo: ROS timer %v (%s), wall timer %v, /clock at %g Hz\n", c.Period, c.Overrun, c.WallPeriod, c.Hz)
+}
+
+// upTo writes the lines of the steps before position n.
+func (m *summary) upTo(n int, stats []stepStats) {
+	for ; m.done < n && m.done < len(m.steps); m.done++ {
+		st := stats[m.done]
+		m.totalRos += st.rosFires
+		m.totalWall += st.wallFires
+		if m.cfg.Stderr != nil {
+			fmt.Fprintln(m.cfg.Stderr, stepLine(m.cfg, m.steps[m.done], st))
+		}
+	}
+}
+
+func (m *summary) total(overruns uint64) {
+	if m.cfg.Stderr == nil {
+		return
+	}
+	w := m.cfg.Stderr
+	fmt.Fprintf(w, "  total: ROS timer %d activations, %d overruns; wall timer %d activations\n", m.totalRos, overruns, m.totalWall)
 	fmt.Fprintln(w, "  (the first /clock sample replaced system time: a source switch, so the ROS period restarted there instead of counting a backlog)")
 }
 
-// lineWriter serialises whole lines from several goroutines.
+// stepLine describes what happened during one step.
+func stepLine(cfg Config, s clockscript.Step, st stepStats) string {
+	what := ""
+	switch s.Kind {
+	case clockscript.KindStart:
+		what = fmt.Sprintf("sim starts at %s", clockscript.FormatSim(s.Sim))
+	case clockscript.KindPlay:
+		what = fmt.Sprintf("sim %s -> %s at %sx: ROS timer fired %d, wall timer %d", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), s.Rate, st.rosFires, st.wallFires)
+	case clockscript.KindPause:
+		what = fmt.Sprintf("sim held at %s: ROS timer fired %d (silent while paused), wall timer kept its cadence with %d", clockscript.FormatSim(s.SimBefore), st.rosFires, st.wallFires)
+	case clockscript.KindStall:
+		what = fmt.Sprintf("no /clock at all, sim stays %s: ROS timer fired %d, wall timer %d", clockscript.FormatSim(s.SimBefore), st.rosFires, st.wallFires)
+	case clockscript.KindJump, clockscript.KindJumpTo:
+		if s.SimAfter < s.SimBefore {
+			what = fmt.Sprintf("backward jump %s -> %s: the ROS period restarts at the landing point (%d activations on that sample)", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), st.rosFires)
+		} else {
+			what = fmt.Sprintf("forward jump %s -> %s: a backlog, %s gave %d activations on that sample", clockscript.FormatSim(s.SimBefore), clockscript.FormatSim(s.SimAfter), cfg.Overrun, st.rosFires)
+		}
+	case clockscript.KindHz:
+		what = fmt.Sprintf("publish rate now %s Hz", s.Rate)
+	}
+	if st.overruns > 0 {
+		what += fmt.Sprintf(", overruns +%d", st.overruns)
+	}
+	return fmt.Sprintf("  step %-2d %-14s wall %6.2fs  %s", s.Index, s.Text, s.WallStart.Seconds(), what)
+}
+
+// lineWriter serialises whole lines from several goroutines; with no
+// writer it drops them.
 type lineWriter struct {
 	mu sync.Mutex
 	w  *bufio.Writer
 }
 
 func (l *lineWriter) printf(format string, args ...any) {
+	if l.w == nil {
+		return
+	}
 	l.mu.Lock()
 	fmt.Fprintf(l.w, format, args...)
 	l.mu.Unlock()
 }
 
 func (l *lineWriter) flush() {
+	if l.w == nil {
+		return
+	}
 	l.mu.Lock()
 	l.w.Flush()
 	l.mu.Unlock()

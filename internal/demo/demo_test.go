@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/internal/clockscript"
 )
 
 type line struct {
-	kind           string
-	wall, ros      int64
-	overruns       uint64
-	hasOverrunsCol bool
+	kind      string
+	wall, ros int64
+	overruns  uint64
 }
 
 func parse(t *testing.T, out string) []line {
@@ -79,9 +79,10 @@ func TestDemoTimeline(t *testing.T) {
 	} {
 		t.Run(tt.policy.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var out, errb bytes.Buffer
+				var out bytes.Buffer
+				errb := &timedWriter{t0: time.Now()}
 				t0 := time.Now().UnixNano()
-				err := Run(context.Background(), Config{Overrun: tt.policy, Stdout: &out, Stderr: &errb})
+				err := Run(context.Background(), Config{Overrun: tt.policy, Stdout: &out, Stderr: errb})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -135,6 +136,7 @@ func TestDemoTimeline(t *testing.T) {
 					t.Fatalf("final overruns %d, want %d", last.overruns, tt.finalOverruns)
 				}
 				sum := errb.String()
+				errb.checkStepByStep(t, DefaultScript)
 				for _, want := range []string{"backward jump 105s -> 100s", "forward jump 101s -> 111s", "overruns +100",
 					fmt.Sprintf("total: ROS timer %d activations, 100 overruns; wall timer 90 activations", tt.totalRos)} {
 					if !strings.Contains(sum, want) {
@@ -160,4 +162,69 @@ func TestDemoRejectsBadConfig(t *testing.T) {
 			t.Fatalf("%+v accepted", cfg)
 		}
 	}
+}
+
+// timedWriter records when (in synctest's virtual time) each line of the
+// summary was written.
+type timedWriter struct {
+	t0   time.Time
+	buf  bytes.Buffer
+	at   []time.Duration
+	text []string
+}
+
+func (w *timedWriter) Write(p []byte) (int, error) {
+	for _, l := range strings.SplitAfter(string(p), "\n") {
+		if l != "" {
+			w.at = append(w.at, time.Since(w.t0))
+			w.text = append(w.text, l)
+		}
+	}
+	return w.buf.Write(p)
+}
+
+func (w *timedWriter) String() string { return w.buf.String() }
+
+// checkStepByStep checks that each step's line was written as the step
+// ended (within two /clock periods), not all at the end.
+func (w *timedWriter) checkStepByStep(t *testing.T, script string) {
+	t.Helper()
+	sc, err := clockscript.Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := sc.Steps()
+	if len(w.text) != len(steps)+3 {
+		t.Fatalf("%d summary lines, want a header, %d steps and 2 total lines:\n%s", len(w.text), len(steps), w.String())
+	}
+	if w.at[0] != 0 {
+		t.Errorf("header written at %v, want at the start", w.at[0])
+	}
+	for i, s := range steps {
+		end := s.WallStart + s.Wall
+		at := w.at[i+1]
+		if !strings.Contains(w.text[i+1], s.Text) {
+			t.Fatalf("line %d is %q, want step %q", i+1, w.text[i+1], s.Text)
+		}
+		if at < end || at > end+20*time.Millisecond {
+			t.Errorf("step %d (%s, ends at %v) written at %v", s.Index, s.Text, end, at)
+		}
+	}
+}
+
+// Without an event writer the demo prints only the summary.
+func TestDemoSummaryOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var errb bytes.Buffer
+		if err := Run(context.Background(), Config{Script: "start=5;play 1x 300ms", Stderr: &errb}); err != nil {
+			t.Fatal(err)
+		}
+		want := "nros demo: ROS timer 100ms (skip), wall timer 100ms, /clock at 100 Hz\n" +
+			"  step 1  start=5        wall   0.00s  sim starts at 5s\n" +
+			"  step 2  play 1x 300ms  wall   0.00s  sim 5s -> 5.3s at 1x: ROS timer fired 2, wall timer 3\n" +
+			"  total: ROS timer 2 activations, 0 overruns; wall timer 3 activations\n"
+		if got := errb.String(); !strings.HasPrefix(got, want) {
+			t.Fatalf("summary:\n%s\nwant it to start with:\n%s", got, want)
+		}
+	})
 }

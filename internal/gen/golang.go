@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/msg"
 )
 
 // NROSMsgPath is the import path of the pre-generated packages.
@@ -124,31 +125,11 @@ func (g *generator) checkNames() error {
 // fileName is the Go file of an interface: its name in snake case, with
 // _srv or _action appended for services and actions.
 func fileName(name, kind string) string {
-	n := snake(name)
+	n := msg.SnakeCase(name)
 	if kind != "msg" {
 		n += "_" + kind
 	}
 	return n + ".go"
-}
-
-func snake(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			if i > 0 {
-				p := s[i-1]
-				lowerBefore := 'a' <= p && p <= 'z' || '0' <= p && p <= '9'
-				upperRun := 'A' <= p && p <= 'Z' && i+1 < len(s) && 'a' <= s[i+1] && s[i+1] <= 'z'
-				if lowerBefore || upperRun {
-					b.WriteByte('_')
-				}
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 type generator struct {

@@ -312,8 +312,40 @@ func (f *File) Merge(g *File) {
 	}
 }
 
-// maxYAMLSize bounds what LoadYAML accepts.
-const maxYAMLSize = 16 << 20
+// MaxYAMLSize bounds the size of what LoadYAML accepts, in bytes.
+const MaxYAMLSize = 16 << 20
+
+// MaxYAMLItems bounds the number of YAML items (keys, values, sequence
+// elements) LoadYAML accepts, counted before parsing as an upper bound:
+// lines plus ',' '[' '{' outside comments. The YAML decoder spends several
+// hundred bytes per item, so this, not the size, bounds the memory a
+// params file costs (about 100 MB at worst, most of it garbage).
+const MaxYAMLItems = 100_000
+
+// countItems is an upper bound on the YAML items in data: every item
+// starts a line or follows a ',', '[' or '{' (a '#' comment to the end
+// of its line is not counted; quotes are ignored, so a string full of
+// commas counts too: a safe over-estimate).
+func countItems(data []byte) int {
+	n := 1
+	comment := false
+	for i, c := range data {
+		switch c {
+		case '\n':
+			n++
+			comment = false
+		case '#':
+			if i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n' {
+				comment = true
+			}
+		case ',', '[', '{':
+			if !comment {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // LoadYAML parses a ROS 2 parameters file as rcl_yaml_param_parser does:
 //
@@ -330,8 +362,11 @@ const maxYAMLSize = 16 << 20
 // Errors name the line and column. Several YAML documents in one file
 // are read in order into one result.
 func LoadYAML(data []byte) (*File, error) {
-	if len(data) > maxYAMLSize {
-		return nil, fmt.Errorf("params file too large (%d bytes)", len(data))
+	if len(data) > MaxYAMLSize {
+		return nil, fmt.Errorf("params file too large: %d bytes, the limit is %d (%d MiB)", len(data), MaxYAMLSize, MaxYAMLSize>>20)
+	}
+	if n := countItems(data); n > MaxYAMLItems {
+		return nil, fmt.Errorf("params file too large: up to %d YAML items (lines, list and map entries), the limit is %d", n, MaxYAMLItems)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	f := &File{}

@@ -1,7 +1,10 @@
 package param
 
 import (
+	"bytes"
+	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -315,5 +318,57 @@ func TestParseCLIValue(t *testing.T) {
 		if got := ParseCLIValue(tt.in); !got.Equal(tt.want) {
 			t.Errorf("ParseCLIValue(%q) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// A params file of many small parameters is refused before the YAML
+// decoder builds its tree (which costs several hundred bytes per item),
+// with the limit named; one under the limit costs memory in proportion.
+func TestLoadYAMLBoundsMemory(t *testing.T) {
+	gen := func(n int) []byte {
+		var b bytes.Buffer
+		b.WriteString("/**:\n  ros__parameters:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "    p%d: 1\n", i)
+		}
+		return b.Bytes()
+	}
+	allocated := func(f func()) uint64 {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		f()
+		runtime.ReadMemStats(&m1)
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+
+	big := gen(300_000) // ~4 MB: 3x the item limit
+	var err error
+	cost := allocated(func() { _, err = LoadYAML(big) })
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxYAMLItems)) {
+		t.Fatalf("%d bytes of parameters: %v, want an error naming the limit %d", len(big), err, MaxYAMLItems)
+	}
+	if cost > 1<<20 {
+		t.Errorf("refusing %d bytes allocated %d bytes", len(big), cost)
+	}
+
+	const n = 50_000
+	ok := gen(n)
+	var f *File
+	cost = allocated(func() { f, err = LoadYAML(ok) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.ForNode("/x")); got != n {
+		t.Fatalf("%d parameters, want %d", got, n)
+	}
+	if per := cost / n; per > 2048 {
+		t.Errorf("%d bytes allocated per parameter (%d in all for %d bytes of YAML), want at most 2048", per, cost, len(ok))
+	}
+}
+
+func TestCountItemsIgnoresComments(t *testing.T) {
+	if n := countItems([]byte("# a, b, c, [d] {e}\nx: [1, 2]  # f, g\n")); n != 5 {
+		t.Fatalf("countItems = %d, want 5 (1, 2 newlines, '[' and ',')", n)
 	}
 }

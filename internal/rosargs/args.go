@@ -12,6 +12,7 @@ package rosargs
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -27,7 +28,11 @@ type ArgError struct {
 }
 
 func (e *ArgError) Error() string {
-	return fmt.Sprintf("invalid ROS argument %q: %s", e.Arg, e.Reason)
+	arg := fmt.Sprintf("%q", e.Arg)
+	if len(e.Arg) > 80 { // the reason names what is wrong in it
+		arg = fmt.Sprintf("%q (%d characters)", e.Arg[:60]+"...", len(e.Arg))
+	}
+	return fmt.Sprintf("invalid ROS argument %s: %s", arg, e.Reason)
 }
 
 // RemapKind says what a remap rule renames.
@@ -378,6 +383,9 @@ func parseRemapRule(v string) (RemapRule, error) {
 		if err := validRemapName(to); err != nil {
 			return RemapRule{}, fmt.Errorf("bad 'to' %v", err)
 		}
+		if err := checkLiteralLength(to); err != nil {
+			return RemapRule{}, fmt.Errorf("bad 'to': %v", err)
+		}
 	}
 	return r, nil
 }
@@ -482,7 +490,7 @@ func (a *Args) RemapService(fqName, nodeName, nodeNamespace string) string {
 // values replace earlier ones within an entry), then every entry matching
 // fqn is applied in entry order. So a later `-p x:=5` loses to an earlier
 // file's "/talker: x: 2" for /talker, because "/**" was seen first.
-// Files are read with readFile (os.ReadFile if nil).
+// Files are read with readFile (ReadParamsFile if nil: bounded).
 func (a *Args) ParamOverrides(fqn string, readFile func(string) ([]byte, error)) (map[string]param.Value, error) {
 	f, err := a.ParamsSet(readFile)
 	if err != nil {
@@ -491,11 +499,62 @@ func (a *Args) ParamOverrides(fqn string, readFile func(string) ([]byte, error))
 	return f.ForNode(fqn), nil
 }
 
+// ParamsFileError is a params file that could not be read or parsed.
+type ParamsFileError struct {
+	Path string
+	Err  error
+}
+
+func (e *ParamsFileError) Error() string { return fmt.Sprintf("params file %q: %v", e.Path, e.Err) }
+
+// Unwrap returns the cause.
+func (e *ParamsFileError) Unwrap() error { return e.Err }
+
+// ReadParamsFile reads a params file of at most param.MaxYAMLSize bytes. The
+// limit is checked while reading, so /dev/zero or a huge file costs no
+// more than the limit.
+func ReadParamsFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// Grow the buffer by doubling but never past the limit + 1 byte, so a
+	// huge file costs at most about twice the limit.
+	const limit = param.MaxYAMLSize + 1
+	size := 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < limit {
+		size = int(fi.Size()) + 1 // one allocation for a plain file (+1 to see EOF)
+	}
+	data := make([]byte, 0, min(size, limit))
+	for {
+		if len(data) == cap(data) {
+			if cap(data) == limit {
+				break
+			}
+			data = append(make([]byte, 0, min(2*cap(data), limit)), data...)
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(data) > param.MaxYAMLSize {
+		return nil, fmt.Errorf("larger than the limit of %d bytes (%d MiB)", param.MaxYAMLSize, param.MaxYAMLSize>>20)
+	}
+	return data, nil
+}
+
 // ParamsSet loads the params files and -p rules, in command-line order,
-// into one param.File (see ParamOverrides).
+// into one param.File (see ParamOverrides). Files are read with readFile,
+// or ReadParamsFile if it is nil.
 func (a *Args) ParamsSet(readFile func(string) ([]byte, error)) (*param.File, error) {
 	if readFile == nil {
-		readFile = os.ReadFile
+		readFile = ReadParamsFile
 	}
 	all := &param.File{}
 	if a == nil {
@@ -508,11 +567,11 @@ func (a *Args) ParamsSet(readFile func(string) ([]byte, error)) (*param.File, er
 		}
 		data, err := readFile(s.file)
 		if err != nil {
-			return nil, fmt.Errorf("params file %q: %w", s.file, err)
+			return nil, &ParamsFileError{Path: s.file, Err: err}
 		}
 		f, err := param.LoadYAML(data)
 		if err != nil {
-			return nil, fmt.Errorf("params file %q: %w", s.file, err)
+			return nil, &ParamsFileError{Path: s.file, Err: err}
 		}
 		all.Merge(f)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -322,5 +323,40 @@ func TestNilArgs(t *testing.T) {
 	}
 	if m, err := a.ParamOverrides("/n", nil); err != nil || len(m) != 0 {
 		t.Error("nil Args overrides")
+	}
+}
+
+// --params-file /dev/zero (or any huge file) fails at the size limit while
+// reading, naming the limit, instead of reading until memory runs out.
+func TestParamsFileSizeCheckedWhileReading(t *testing.T) {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	_, err := ReadParamsFile("/dev/zero")
+	runtime.ReadMemStats(&m1)
+	if err == nil || !strings.Contains(err.Error(), "16 MiB") {
+		t.Fatalf("/dev/zero: %v, want an error naming the 16 MiB limit", err)
+	}
+	// Bounded by a few times the limit (buffer growth; more under -race),
+	// where reading it whole would never end.
+	if got := m1.TotalAlloc - m0.TotalAlloc; got > 8*param.MaxYAMLSize {
+		t.Fatalf("reading /dev/zero allocated %d bytes", got)
+	}
+	a, err := Parse([]string{"--ros-args", "--params-file", "/dev/zero"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.ParamOverrides("/n", nil)
+	var pf *ParamsFileError
+	if !errors.As(err, &pf) || pf.Path != "/dev/zero" {
+		t.Fatalf("ParamOverrides: %v, want a *ParamsFileError for /dev/zero", err)
+	}
+	// At the limit exactly it is read.
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, make([]byte, param.MaxYAMLSize), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadParamsFile(path); err != nil || len(data) != param.MaxYAMLSize {
+		t.Fatalf("a file of exactly the limit: %d bytes, %v", len(data), err)
 	}
 }

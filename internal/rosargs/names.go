@@ -36,7 +36,7 @@ func ValidateNodeName(name string) error {
 		return fmt.Errorf("node name %q must not start with a number", name)
 	}
 	if len(name) > MaxNodeNameLength {
-		return fmt.Errorf("node name %q is longer than %d characters", name, MaxNodeNameLength)
+		return fmt.Errorf("node name %s has %d characters, more than the ROS 2 limit of %d", abbrev(name), len(name), MaxNodeNameLength)
 	}
 	return nil
 }
@@ -74,7 +74,33 @@ func validateAbsolute(what, name string, allowRoot bool, maxLen int) error {
 		}
 	}
 	if len(name) > maxLen {
-		return fmt.Errorf("%s %q is longer than %d characters", what, name, maxLen)
+		return fmt.Errorf("%s %s has %d characters, more than the ROS 2 limit of %d", what, abbrev(name), len(name), maxLen)
+	}
+	return nil
+}
+
+// abbrev quotes a name, shortened in the middle when it is long, for
+// messages about its length.
+func abbrev(name string) string {
+	if len(name) <= 40 {
+		return fmt.Sprintf("%q", name)
+	}
+	return fmt.Sprintf("%q", name[:24]+"..."+name[len(name)-12:])
+}
+
+// checkLiteralLength refuses a topic or service name without
+// substitutions ('~', '{...}') that cannot fit MaxTopicNameLength once
+// expanded (a relative name gains at least a leading '/').
+func checkLiteralLength(name string) error {
+	if strings.ContainsAny(name, "~{") {
+		return nil
+	}
+	n := len(name)
+	if !strings.HasPrefix(name, "/") {
+		n++
+	}
+	if n > MaxTopicNameLength {
+		return fmt.Errorf("topic name %s has %d characters once fully qualified, more than the ROS 2 limit of %d", abbrev(name), n, MaxTopicNameLength)
 	}
 	return nil
 }
@@ -214,7 +240,10 @@ func ExpandTopicName(name, nodeName, namespace string) (string, error) {
 		}
 	}
 	if err := ValidateFullTopicName(out); err != nil {
-		return "", fmt.Errorf("expanding %q: %w", name, err)
+		if out == name {
+			return "", err
+		}
+		return "", fmt.Errorf("expanding %s: %w", abbrev(name), err)
 	}
 	return out, nil
 }

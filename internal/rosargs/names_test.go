@@ -98,3 +98,35 @@ func TestExpandTopicName(t *testing.T) {
 		t.Error("NormalizeNamespace")
 	}
 }
+
+// Names longer than rmw allows are refused with the limit named: a topic
+// or service name when it is expanded, a remap target as it is parsed.
+func TestNameLengthLimits(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	if _, err := ExpandTopicName(long, "n", "/"); err == nil || !strings.Contains(err.Error(), "limit of 247") {
+		t.Fatalf("300-character topic: %v", err)
+	}
+	if _, err := ExpandTopicName(strings.Repeat("b", 246), "n", "/"); err != nil {
+		t.Fatalf("247 characters fully qualified: %v", err)
+	}
+	if _, err := ExpandTopicName(strings.Repeat("b", 247), "n", "/"); err == nil {
+		t.Fatal("248 characters fully qualified accepted")
+	}
+	// A relative name under a namespace: the expanded name counts.
+	if _, err := ExpandTopicName(strings.Repeat("c", 200), "n", "/"+strings.Repeat("d", 50)); err == nil ||
+		!strings.Contains(err.Error(), "252 characters") {
+		t.Fatalf("expanded to 252: %v", err)
+	}
+	for _, rule := range []string{"chatter:=/" + long, "chatter:=" + long} {
+		_, err := Parse([]string{"--ros-args", "-r", rule})
+		if err == nil || !strings.Contains(err.Error(), "limit of 247") {
+			t.Fatalf("-r %.20s...: %v", rule, err)
+		}
+		if len(err.Error()) > 300 {
+			t.Errorf("message repeats the name: %d characters", len(err.Error()))
+		}
+	}
+	if _, err := Parse([]string{"--ros-args", "-r", "chatter:=/" + strings.Repeat("e", 246)}); err != nil {
+		t.Fatalf("a 247-character remap target: %v", err)
+	}
+}

@@ -131,6 +131,14 @@ type Stats struct {
 
 // Transport is one RTPS participant implementing rmw.Transport.
 type Transport struct {
+	// The offload watchdog (see recvState).
+	offloads  atomic.Int64
+	watchOn   atomic.Bool
+	watchMu   sync.Mutex
+	watched   []*recvState
+	watchSeen int64
+	watch     *time.Timer
+
 	cfg      Config
 	prefix   wire.GuidPrefix
 	ports    udp.Ports
@@ -433,9 +441,23 @@ func (t *Transport) kick() {
 // recvState is one receiving goroutine's: what a deliver offloaded to it
 // (rmw.Sample.Offload) during the datagram being handled.
 type recvState struct {
+	t       *Transport
+	c       udp.Conn
 	fn      func()
 	offload func(func()) bool // rs.take, made once per goroutine
+	// busy is when the goroutine started running offloaded work (the
+	// transport's clock, made odd so it is never 0), 0 while it reads its
+	// socket, -1 once the offload watchdog handed the socket over.
+	busy atomic.Int64
 }
+
+// offloadGrace is how long offloaded work may hold a receiving goroutine
+// before the watchdog hands its socket to a new goroutine, so that the work
+// may block (even on a later sample of the same socket) without holding up
+// the transport. The watchdog ticks at this period while offloads
+// happen and stops when they do: the fast path costs an atomic store and a
+// clock read, no goroutine and no wake-up.
+const offloadGrace = 50 * time.Millisecond
 
 func (rs *recvState) take(fn func()) bool {
 	if rs.fn != nil || fn == nil {
@@ -443,6 +465,87 @@ func (rs *recvState) take(fn func()) bool {
 	}
 	rs.fn = fn
 	return true
+}
+
+// run runs offloaded work and reports whether the socket was handed over
+// meanwhile (then the calling goroutine must stop reading it).
+func (rs *recvState) run(fn func()) (handedOver bool) {
+	start := max(rs.t.cfg.Clock.Now(), 0) | 1 // never 0
+	rs.busy.Store(start)
+	rs.t.armOffloadWatch(rs)
+	runOffloaded(fn)
+	return !rs.busy.CompareAndSwap(start, 0)
+}
+
+// armOffloadWatch registers rs with the watchdog and starts it if it is
+// idle (the first offload after a quiet spell pays for the timer).
+func (t *Transport) armOffloadWatch(rs *recvState) {
+	t.offloads.Add(1)
+	if t.watchOn.Load() {
+		t.watchMu.Lock()
+		known := slices.Contains(t.watched, rs)
+		t.watchMu.Unlock()
+		if known {
+			return
+		}
+	}
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	if !slices.Contains(t.watched, rs) {
+		t.watched = append(t.watched, rs)
+	}
+	if !t.watchOn.Load() {
+		t.watchOn.Store(true)
+		t.watchSeen = t.offloads.Load() - 1
+		if t.watch == nil {
+			t.watch = time.AfterFunc(offloadGrace, t.offloadTick)
+		} else {
+			t.watch.Reset(offloadGrace)
+		}
+	}
+}
+
+// offloadTick hands over the sockets of goroutines whose offloaded work has
+// run for offloadGrace, and re-arms while offloads keep happening.
+func (t *Transport) offloadTick() {
+	now := t.cfg.Clock.Now()
+	t.watchMu.Lock()
+	var over []*recvState
+	keep := t.watched[:0]
+	for _, rs := range t.watched {
+		b := rs.busy.Load()
+		switch {
+		case b > 0 && now-b >= int64(offloadGrace) && rs.busy.CompareAndSwap(b, -1):
+			over = append(over, rs)
+		case b >= 0:
+			keep = append(keep, rs)
+		}
+	}
+	clear(t.watched[len(keep):])
+	t.watched = keep
+	n := t.offloads.Load()
+	busy := false
+	for _, rs := range t.watched {
+		busy = busy || rs.busy.Load() > 0
+	}
+	if n != t.watchSeen || busy {
+		t.watchSeen = n
+		t.watch.Reset(offloadGrace)
+	} else {
+		t.watchOn.Store(false)
+	}
+	t.watchMu.Unlock()
+	for _, rs := range over {
+		t.mu.Lock()
+		closed := t.closed
+		if !closed {
+			t.wg.Add(1)
+		}
+		t.mu.Unlock()
+		if !closed {
+			go t.recvLoop(rs.c)
+		}
+	}
 }
 
 // recvBufs recycles the receive buffers of goroutines that hand their
@@ -453,7 +556,7 @@ func (t *Transport) recvLoop(c udp.Conn) {
 	defer t.wg.Done()
 	bp := recvBufs.Get().(*[]byte)
 	buf := *bp
-	rs := &recvState{}
+	rs := &recvState{t: t, c: c}
 	rs.offload = rs.take
 	for {
 		n, src, err := c.ReadFrom(buf)
@@ -471,21 +574,11 @@ func (t *Transport) recvLoop(c udp.Conn) {
 		}
 		t.handleDatagram(buf[:n], src, rs)
 		if fn := rs.fn; fn != nil {
-			// A deliver offloaded work: a new goroutine takes over the
-			// socket, and this one runs fn, however long it takes.
 			rs.fn = nil
-			recvBufs.Put(bp)
-			t.mu.Lock()
-			closed := t.closed
-			if !closed {
-				t.wg.Add(1)
+			if rs.run(fn) {
+				recvBufs.Put(bp) // another goroutine reads the socket now
+				return
 			}
-			t.mu.Unlock()
-			if !closed {
-				go t.recvLoop(c)
-			}
-			runOffloaded(fn)
-			return
 		}
 	}
 }
@@ -834,6 +927,11 @@ func (t *Transport) Close() error {
 	t.callbacks = nil
 	t.ackCond.Broadcast()
 	t.mu.Unlock()
+	t.watchMu.Lock()
+	if t.watch != nil {
+		t.watch.Stop()
+	}
+	t.watchMu.Unlock()
 	close(t.done)
 	t.closeSockets()
 	// Called from a callback, Close may run on one of the goroutines it

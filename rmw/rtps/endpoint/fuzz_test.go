@@ -219,21 +219,30 @@ func writerSeeds() [][]byte {
 	}
 }
 
-// TestWriteFuzzSeeds regenerates testdata/fuzz seeds when NROS_WRITE_SEEDS
-// is set.
-func TestWriteFuzzSeeds(t *testing.T) {
-	if os.Getenv("NROS_WRITE_SEEDS") == "" {
-		t.Skip("set NROS_WRITE_SEEDS=1 to regenerate the committed seeds")
-	}
+// TestFuzzSeedsCommitted checks that testdata/fuzz holds exactly the seeds
+// readerSeeds and writerSeeds build, so a change to them cannot leave the
+// committed corpus stale; NROS_WRITE_SEEDS=1 rewrites the files instead.
+func TestFuzzSeedsCommitted(t *testing.T) {
+	write := os.Getenv("NROS_WRITE_SEEDS") != ""
 	for name, seeds := range map[string][][]byte{"FuzzReader": readerSeeds(), "FuzzWriter": writerSeeds()} {
 		dir := filepath.Join("testdata", "fuzz", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
+		if write {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for i, s := range seeds {
+			path := filepath.Join(dir, fmt.Sprintf("seed%d", i))
 			body := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(s)))
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%d", i)), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
+			if write {
+				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			got, err := os.ReadFile(path)
+			if err != nil || string(got) != body {
+				t.Errorf("%s is missing or stale (%v): run NROS_WRITE_SEEDS=1 go test -run FuzzSeedsCommitted ./rmw/rtps/endpoint", path, err)
 			}
 		}
 	}
