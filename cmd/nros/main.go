@@ -36,6 +36,9 @@ commands:
            nros clock [--topic T] [--hz F] [--script S] [--quiet]
   topic    nros topic echo TOPIC [TYPE] [--once] [--count N]
            nros topic pub TOPIC TYPE VALUES [--rate HZ] [--times N]
+  param    nros param list|get|set|describe|dump|load|delete NODE ...
+  service  nros service list [-t] | type SERVICE | call SERVICE TYPE [VALUES]
+  node     nros node list | info NODE
   gen      nros gen [-o DIR] PATH...: Go packages from ROS 2 .msg/.srv/.action
   bench    nros bench pingpong ping|pong [--size B] [--count N]
            [--reliable|--best-effort] [--mode latency|throughput]
