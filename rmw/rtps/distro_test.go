@@ -83,3 +83,20 @@ func TestGidLayoutLearned(t *testing.T) {
 		}
 	})
 }
+
+// FuzzDecodeGraph: ros_discovery_info samples from outside decode in one
+// layout, the other, or neither, never panicking.
+func FuzzDecodeGraph(f *testing.F) {
+	for _, size := range []int{rmw_dds_common.GidSizeHumble, rmw_dds_common.GidSizeJazzy} {
+		info := rmw_dds_common.ParticipantEntitiesInfo{GidSize: size,
+			NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{{NodeNamespace: "/", NodeName: "n", GidSize: size,
+				WriterGidSeq: []rmw_dds_common.Gid{{}}}}}
+		f.Add(msg.Marshal(&info, true, nil))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		info, only := decodeGraph(b, rmw_dds_common.GidSizeHumble)
+		if info == nil && only != 0 {
+			t.Fatal("a layout without a message")
+		}
+	})
+}
