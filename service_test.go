@@ -269,3 +269,20 @@ func TestServiceBadRequestCounted(t *testing.T) {
 		t.Fatalf("dropped %d", srv.Dropped())
 	}
 }
+
+func TestNodeGraphChanged(t *testing.T) {
+	f := newSvcFixture(t, intra.New())
+	defer f.stop()
+	ch, err := f.client.GraphChanged()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](f.client, "x"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	default:
+		t.Fatal("a new client did not change the graph")
+	}
+}

@@ -114,3 +114,29 @@ func TestServicesGraph(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+func TestGraphChanged(t *testing.T) {
+	tr := New()
+	defer tr.Close()
+	ch := tr.GraphChanged()
+	select {
+	case <-ch:
+		t.Fatal("closed before any change")
+	default:
+	}
+	s, _ := tr.NewServiceServer(rmw.NodeInfo{}, "/x", "a", "b", rmw.QoS{}, func(rmw.Request) {}, rmw.EndpointOptions{})
+	select {
+	case <-ch:
+	default:
+		t.Fatal("not closed by a new server")
+	}
+	ch = tr.GraphChanged()
+	p, _ := tr.NewPublisher(rmw.NodeInfo{}, "/t", "a", rmw.QoS{}, rmw.EndpointOptions{})
+	<-ch
+	ch = tr.GraphChanged()
+	p.Close()
+	<-ch
+	ch = tr.GraphChanged()
+	s.Close()
+	<-ch
+}

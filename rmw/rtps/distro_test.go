@@ -100,3 +100,41 @@ func FuzzDecodeGraph(f *testing.F) {
 		}
 	})
 }
+
+func TestGraphChanged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		a := newMem(t, nw, nil)
+		defer a.Close()
+		ch := a.GraphChanged()
+		b := newMem(t, nw, nil)
+		defer b.Close()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		select {
+		case <-ch: // b discovered
+		default:
+			t.Fatal("no change when a participant appeared")
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		ch = a.GraphChanged()
+		echoServer(t, b, "/s")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		select {
+		case <-ch:
+		default:
+			t.Fatal("no change when a remote server appeared")
+		}
+		ch = a.GraphChanged()
+		p := mustPub(t, a, "/c", reliable, nil)
+		synctest.Wait()
+		select {
+		case <-ch:
+		default:
+			t.Fatal("no change when a local publisher appeared")
+		}
+		p.Close()
+	})
+}

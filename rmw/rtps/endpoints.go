@@ -356,6 +356,7 @@ type listener Transport
 
 func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	t.cfg.Logf("rtps: participant %v (vendor %v) discovered", p.Data.GuidPrefix, p.Data.VendorID)
 	// A new peer should see our graph sample; transient-local takes care
 	// of that once its reader matches.
@@ -363,12 +364,14 @@ func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
 
 func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	delete(t.remoteGraph, p.Data.GuidPrefix)
 	t.cfg.Logf("rtps: participant %v lost (expired %v)", p.Data.GuidPrefix, expired)
 }
 
 func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	now := t.cfg.Clock.Now()
 	g := e.GUID()
 	if e.Writer {
@@ -395,6 +398,7 @@ func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 
 func (l *listener) EndpointLost(e *discovery.Endpoint) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	g := e.GUID()
 	if e.Writer {
 		delete(t.remW, g)

@@ -209,6 +209,7 @@ func (t *Transport) graphSample(s rmw.Sample) {
 	if t.disc.Participant(g.Prefix) != nil {
 		t.remoteGraph[g.Prefix] = info
 		t.learnGidSizeLocked(only)
+		t.notifyGraphLocked()
 	}
 	t.finishLocked()
 }

@@ -171,7 +171,8 @@ type Transport struct {
 	remoteGraph map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo
 	graph       *Publisher
 	graphDirty  bool
-	gidLearn    bool // adopt the first peer's Gid layout (distro.go)
+	gidLearn    bool          // adopt the first peer's Gid layout (distro.go)
+	graphCh     chan struct{} // closed at the next graph change (graphwatch.go)
 	// nextUserData is the USER_DATA of the next endpoint created (service
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
@@ -687,6 +688,7 @@ func (t *Transport) finishLockedFrom(rs *recvState) {
 	var graph []byte
 	if t.graphDirty && !t.closed && t.graph != nil {
 		t.graphDirty = false
+		t.notifyGraphLocked()
 		graph = t.graphSampleLocked()
 	}
 	if graph != nil {
@@ -860,6 +862,7 @@ func (t *Transport) timerLoop() {
 		t.ackCond.Broadcast()
 		if t.graphDirty && t.graph != nil {
 			t.graphDirty = false
+			t.notifyGraphLocked()
 			t.writeLocked(t.graph, t.graphSampleLocked())
 			next = now // the write may have scheduled work
 		}
