@@ -97,8 +97,9 @@ func TestPeerClientToGoServer(t *testing.T) {
 }
 
 // TestGoCallToMuteServerTimesOut: a peer server that takes requests and never
-// answers; the Go call returns the context's error at its deadline and
-// leaves no goroutine and no pending request behind.
+// answers, then one killed mid-call; the Go call returns the context's
+// error at its deadline and leaves no goroutine and no pending request
+// behind.
 func TestGoCallToMuteServerTimesOut(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
@@ -137,6 +138,23 @@ func TestGoCallToMuteServerTimesOut(t *testing.T) {
 			// The peer did get the request.
 			if _, err := srv.WaitLines(1, 10*time.Second); err != nil || !strings.HasPrefix(srv.Lines()[0], "request 1 1") {
 				t.Fatalf("server lines %q %v", srv.Lines(), err)
+			}
+			if !waitFor(5*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
+				t.Fatalf("goroutines %d -> %d", before, runtime.NumGoroutine())
+			}
+			// The server goes away mid-call: the call still ends at its
+			// deadline, with nothing left behind.
+			go func() { time.Sleep(300 * time.Millisecond); srv.Kill() }()
+			ctx, cancel = context.WithTimeout(context.Background(), d)
+			start = time.Now()
+			_, err = cl.Call(ctx, &std_srvs.SetBool_Request{Data: true})
+			took = time.Since(start)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) || took < d || took > d+500*time.Millisecond {
+				t.Fatalf("server gone mid-call: %v after %v", err, took)
+			}
+			if cl.Pending() != 0 {
+				t.Fatalf("%d pending", cl.Pending())
 			}
 			if !waitFor(5*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
 				t.Fatalf("goroutines %d -> %d", before, runtime.NumGoroutine())
