@@ -8,6 +8,7 @@ import (
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
 	"github.com/nros-go/nros/rmw/rtps/udp"
+	"github.com/nros-go/nros/rmw/rtps/wire"
 )
 
 func TestGidSizeForDistro(t *testing.T) {
@@ -137,4 +138,17 @@ func TestGraphChanged(t *testing.T) {
 		}
 		p.Close()
 	})
+}
+
+func TestEndpointTypeHash(t *testing.T) {
+	ud := endpointUserData([]byte("clientid=1.2;"), "std_msgs::msg::dds_::String_")
+	if string(ud) != "clientid=1.2;typehash=RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18;" {
+		t.Fatalf("%q", ud)
+	}
+	if v, ok := wire.UserDataValue(ud, "clientid"); !ok || v != "1.2" {
+		t.Fatalf("clientid %q", v)
+	}
+	if ud := endpointUserData(nil, "nosuch::msg::dds_::T_"); ud != nil {
+		t.Fatalf("%q for an unknown type", ud)
+	}
 }

@@ -104,7 +104,7 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	ed := wire.NewEndpointData(true)
 	ed.EndpointGUID = guid
 	ed.TopicName, ed.TypeName = ddsTopic, ddsType
-	ed.UserData, t.nextUserData = t.nextUserData, nil
+	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, ddsType), nil
 	discovery.SetQoS(&ed, qos, true)
 	wc := endpoint.WriterConfig{
 		GUID:           guid,
@@ -185,7 +185,7 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 	ed := wire.NewEndpointData(false)
 	ed.EndpointGUID = guid
 	ed.TopicName, ed.TypeName = dt, dtype
-	ed.UserData, t.nextUserData = t.nextUserData, nil
+	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, dtype), nil
 	discovery.SetQoS(&ed, qos, false)
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
 		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
