@@ -33,7 +33,8 @@ func startClock(t *testing.T, vendor string, dom int) {
 // TestPeerSetsUseSimTime: a Cyclone and a Fast DDS peer, each acting as
 // `ros2 param set` (a set_parameters client in its vendor's request-id
 // mapping), set use_sim_time on a running examples/simtimer, which then
-// follows /clock; notabool is refused with a reason naming the parameter.
+// follows /clock; notabool is refused with a reason naming the parameter;
+// false again keeps the last simulated time.
 func TestPeerSetsUseSimTime(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
@@ -71,6 +72,20 @@ func TestPeerSetsUseSimTime(t *testing.T) {
 			}
 			if r := set("false"); r != "result 1" {
 				t.Fatalf("set false: %q", r)
+			}
+			// Back to false: the clock keeps the last simulated time (it
+			// neither follows /clock nor returns to system time), so the
+			// ROS timer fires no more.
+			after := time.Now().Add(300 * time.Millisecond).UnixNano()
+			time.Sleep(1500 * time.Millisecond)
+			for _, l := range strings.Split(sim.stdout(), "\n") {
+				f := strings.Fields(l)
+				if len(f) != 4 || f[0] != "ros" {
+					continue
+				}
+				if w, _ := strconv.ParseInt(f[1], 10, 64); w > after {
+					t.Fatalf("ROS timer fired after use_sim_time false: %q", l)
+				}
 			}
 		})
 	}
