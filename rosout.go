@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -52,7 +53,7 @@ func (n *Node) startROSInterfaces() error {
 type rosoutSink struct {
 	pub  *Publisher[rcl_interfaces.Log]
 	name string
-	busy atomic.Int32 // a publish that logs does not publish again
+	busy atomic.Int32 // publishes in progress (see Handle)
 }
 
 // rosoutHandler passes records to the console handler and publishes them.
@@ -68,11 +69,40 @@ func (h *rosoutHandler) Enabled(ctx context.Context, l slog.Level) bool {
 
 func (h *rosoutHandler) Handle(ctx context.Context, r slog.Record) error {
 	err := h.inner.Handle(ctx, r)
-	if h.sink.busy.Add(1) == 1 {
-		h.sink.publish(r, h.attrs)
+	// A record logged while this goroutine publishes one (the transport
+	// logging through this node) goes to the console only: publishing it
+	// would recurse. Other goroutines' records are published.
+	if h.sink.busy.Load() > 0 && onStack(rosoutPublishName) {
+		return err
 	}
-	h.sink.busy.Add(-1)
+	h.sink.busy.Add(1)
+	defer h.sink.busy.Add(-1)
+	h.sink.publish(r, h.attrs)
 	return err
+}
+
+var rosoutPublishName = runtime.FuncForPC(reflect.ValueOf((*rosoutSink).publish).Pointer()).Name()
+
+// onStack reports whether function name has a frame on the calling
+// goroutine's stack (asked only while some publish is in progress).
+func onStack(name string) bool {
+	var pcs [64]uintptr
+	for skip := 2; ; skip += len(pcs) {
+		n := runtime.Callers(skip, pcs[:])
+		frames := runtime.CallersFrames(pcs[:n])
+		for {
+			f, more := frames.Next()
+			if f.Function == name {
+				return true
+			}
+			if !more {
+				break
+			}
+		}
+		if n < len(pcs) {
+			return false
+		}
+	}
 }
 
 func (h *rosoutHandler) WithAttrs(as []slog.Attr) slog.Handler {
@@ -107,6 +137,9 @@ func rosoutLevel(l slog.Level) uint8 {
 	return rcl_interfaces.Log_DEBUG
 }
 
+// publish sends one record on /rosout.
+//
+//go:noinline
 func (s *rosoutSink) publish(r slog.Record, attrs string) {
 	var b strings.Builder
 	b.WriteString(r.Message)
