@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/nros-go/nros"
@@ -106,10 +108,6 @@ func waitMatched(ctx context.Context, clk wallClock, n int, timeout time.Duratio
 	return true
 }
 
-// DefaultClockScript is `nros clock`'s default: simulated time starts at 0
-// and runs at real speed for a long time.
-const defaultClockScript = "start=0;play 1x 1000000s"
-
 func runClock(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return newEnv(stdout, stderr).clockCmd(ctx, args)
 }
@@ -127,10 +125,12 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 		return err
 	}
 	defer c.Shutdown()
-	fs := newFlagSet(prog, "nros clock [--topic T] [--hz F] [--script S] [--ros-args ...]")
+	fs := newFlagSet(prog, "nros clock [--topic T] [--hz F] [--start S] [--rate R] [--script S] [--ros-args ...]")
 	topic := fs.String("topic", nros.DefaultClockTopic, "topic to publish rosgraph_msgs/Clock on")
 	hz := fs.Float64("hz", 100, "publish rate in Hz (a script's hz step changes it)")
-	script := fs.String("script", defaultClockScript, "clock script: start=<s>;play <r>x <d>;pause <d>;stall <d>;jump <+|-|=><t>;hz <f>")
+	script := fs.String("script", "", "clock script: start=<s>;play <r>x <d>;pause <d>;stall <d>;jump <+|-|=><t>;hz <f> (default: from --start at --rate for ever; on a terminal without --script, keys change the clock live)")
+	startSec := fs.Float64("start", 0, "simulated time to start at, in seconds (without --script)")
+	rate := fs.Float64("rate", 1, "simulated seconds per wall second (without --script)")
 	waitSubs := fs.Int("wait-subs", 0, "wait for this many matched subscriptions before starting")
 	waitTimeout := fs.Float64("wait-timeout", 30, "seconds to wait for --wait-subs (then start anyway)")
 	settle := fs.Float64("settle", 0.3, "with --wait-subs: seconds to pause after matching, so that the subscribers match us too")
@@ -155,9 +155,21 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 	if !(*waitTimeout >= 0) || !(*settle >= 0) {
 		return usagef("--wait-timeout %v, --settle %v: want 0 or more seconds", *waitTimeout, *settle)
 	}
-	sc, err := clockscript.Parse(*script)
+	if !(*startSec >= 0 && *startSec <= math.MaxInt32) {
+		return usagef("--start %v: want 0 to %d seconds", *startSec, math.MaxInt32)
+	}
+	if !(*rate > 0 && *rate <= 1024) {
+		return usagef("--rate %v: want more than 0 and at most 1024", *rate)
+	}
+	scriptSet := false
+	fs.Visit(func(f *flag.Flag) { scriptSet = scriptSet || f.Name == "script" })
+	src := *script
+	if !scriptSet {
+		src = fmt.Sprintf("start=%s;play %sx 1000000s", strconv.FormatFloat(*startSec, 'f', -1, 64), strconv.FormatFloat(*rate, 'f', -1, 64))
+	}
+	sc, err := clockscript.Parse(src)
 	if err != nil {
-		return usagef("--script %q: %v", *script, err)
+		return usagef("--script %q: %v", src, err)
 	}
 	node, err := nros.NewNode("nros_clock", nros.WithContext(c))
 	if err != nil {
@@ -179,6 +191,12 @@ func (e *cliEnv) clock1(ctx context.Context, prog string, args []string) error {
 		fmt.Fprintf(e.stderr, "%s: %d subscription(s) not matched after %gs, starting anyway\n", prog, *waitSubs, *waitTimeout)
 	} else if *waitSubs > 0 && e.clock.SleepUntil(ctx, e.clock.Now().Add(time.Duration(*settle*1e9))) != nil {
 		return nil
+	}
+	if !scriptSet {
+		if keys, restore, ok := terminalKeys(e.stdout); ok {
+			defer restore()
+			return e.runLive(ctx, pub, keys, *hz, int64(*startSec*1e9), *rate, e.stdout)
+		}
 	}
 	var m rosgraph_msgs.Clock
 	var line []byte

@@ -2,8 +2,12 @@
 //
 //	nros demo    an in-process simulated clock drives a ROS-time timer and a
 //	             wall timer along a script (the main job)
-//	nros clock   publish rosgraph_msgs/Clock following a script
-//	nros topic   echo and pub on any topic of a known message type
+//	nros clock   publish rosgraph_msgs/Clock following a script, or watch
+//	             someone else's (--monitor)
+//	nros topic   list, info, echo, hz, bw and pub on the ROS graph
+//	nros bag     info, play (with --clock) and record rosbag2 bags
+//	             (sqlite3 and MCAP)
+//	nros gen     Go packages from ROS 2 .msg/.srv/.action files
 //	nros bench   pingpong latency and throughput against nros, Cyclone DDS
 //	             or Fast DDS peers
 //
@@ -31,11 +35,18 @@ const usage = `usage: nros <command> [arguments]
 commands:
   demo     an in-process simulated clock drives a ROS timer and a wall timer
            along a script (the main job); a summary step by step, and the
-           event lines when stdout is not a terminal (or with --events)
+           event lines when stdout is not a terminal (or with --events);
+           --svg FILE draws the timeline
   clock    publish rosgraph_msgs/Clock following a script:
            nros clock [--topic T] [--hz F] [--script S] [--quiet]
-  topic    nros topic echo TOPIC [TYPE] [--once] [--count N]
+           nros clock --monitor [TOPIC]
+  topic    nros topic list [-t] | info TOPIC [-v]
+           nros topic echo TOPIC [TYPE] [--once] [--count N]
+           nros topic hz TOPIC [--use-sim-time] | bw TOPIC
            nros topic pub TOPIC TYPE VALUES [--rate HZ] [--times N]
+  bag      nros bag info PATH
+           nros bag play PATH [--clock [HZ]] [--rate R] [--loop] [--start-paused] ...
+           nros bag record [-o DIR] [-s mcap|sqlite3] (TOPIC... | -a)
   param    nros param list|get|set|describe|dump|load|delete NODE ...
   service  nros service list [-t] | type SERVICE | call SERVICE TYPE [VALUES]
   node     nros node list | info NODE
@@ -70,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "gen":
 		return runGen(args[1:], stdout, stderr)
+	case "bag":
+		return runBag(ctx, args[1:], stdout, stderr)
 	case "param":
 		return runParam(ctx, args[1:], stdout, stderr)
 	case "service":
