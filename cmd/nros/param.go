@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,12 +16,13 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/internal/param"
 	"github.com/nros-go/nros/msg/rcl_interfaces"
+	"github.com/nros-go/nros/rmw"
 )
 
 const paramUsage = `usage: nros param <verb> NODE ... [--timeout S] [--ros-args ...]
 
 verbs (as ros2 param):
-  list NODE [PREFIX...]          the node's parameter names
+  list [NODE [PREFIX...]]        the node's parameter names (without NODE: every node's)
   get NODE NAME                  "Boolean value is: True" and so on
   set NODE NAME VALUE            VALUE is YAML (true, 3, 1.5, [1, 2], text);
                                  exit 1 with the node's reason when refused
@@ -56,7 +58,7 @@ func (e *cliEnv) paramCmd(ctx context.Context, args []string) int {
 // paramArgs is how many positional arguments each verb takes (min, max; -1
 // any).
 var paramArgs = map[string][2]int{
-	"list": {1, -1}, "get": {2, 2}, "set": {3, 3}, "describe": {2, -1}, "dump": {1, 1}, "load": {2, 2}, "delete": {2, 2},
+	"list": {0, -1}, "get": {2, 2}, "set": {3, 3}, "describe": {2, -1}, "dump": {1, 1}, "load": {2, 2}, "delete": {2, 2},
 }
 
 func (e *cliEnv) param(ctx context.Context, verb string, args []string) error {
@@ -81,6 +83,9 @@ func (e *cliEnv) param(ctx context.Context, verb string, args []string) error {
 		return nodeError(err)
 	}
 	defer node.Close()
+	if len(pos) == 0 { // list: every node that serves list_parameters
+		return e.paramListAll(ctx, node, *timeout)
+	}
 	target := pos[0]
 	if !strings.HasPrefix(target, "/") {
 		target = "/" + target
@@ -151,6 +156,42 @@ func (e *cliEnv) paramList(ctx context.Context, pc *paramClient, prefixes []stri
 	sort.Strings(names)
 	for _, n := range names {
 		fmt.Fprintf(e.stdout, "  %s\n", n)
+	}
+	return nil
+}
+
+// paramListAll is `nros param list` without NODE: "/node:" and its
+// parameters for every node of the graph that serves list_parameters, as
+// ros2 param list prints them.
+func (e *cliEnv) paramListAll(ctx context.Context, node *nros.Node, timeout time.Duration) error {
+	tr := node.Context().Transport()
+	e.spinTime(ctx, tr, time.Second)
+	g, ok := tr.(rmw.ServiceGraph)
+	if !ok {
+		return fatalError{"the transport cannot list services"}
+	}
+	var targets []string
+	for _, s := range g.Services() {
+		if n, ok := strings.CutSuffix(s.Name, "/list_parameters"); ok && n != "" && len(s.ServerNodes) > 0 &&
+			s.Type == "rcl_interfaces/srv/ListParameters" && !slices.Contains(targets, n) {
+			targets = append(targets, n)
+		}
+	}
+	slices.Sort(targets)
+	for _, target := range targets {
+		pc := &paramClient{node: node, target: target, timeout: timeout}
+		resp, err := callParam[rcl_interfaces.ListParameters_Request, rcl_interfaces.ListParameters_Response](ctx, pc, "list_parameters",
+			&rcl_interfaces.ListParameters_Request{})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "nros param list: %s: %v\n", target, err)
+			continue
+		}
+		names := append([]string(nil), resp.Result.Names...)
+		sort.Strings(names)
+		fmt.Fprintf(e.stdout, "%s:\n", target)
+		for _, n := range names {
+			fmt.Fprintf(e.stdout, "  %s\n", n)
+		}
 	}
 	return nil
 }

@@ -113,3 +113,13 @@ func TestParamNodeNotFoundAndUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestParamListAllNodes(t *testing.T) {
+	tr := intra.New()
+	defer tr.Close()
+	paramNode(t, tr)
+	code, out, errs := paramRun(t, tr, "list")
+	if code != 0 || out != "/simtimer:\n  gain\n  ns.list\n  use_sim_time\n" {
+		t.Fatalf("list: exit %d %q %q", code, out, errs)
+	}
+}
