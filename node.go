@@ -56,6 +56,7 @@ type nodeConfig struct {
 	autoDeclare     bool
 	clockQoS        QoS
 	clockQoSSet     bool
+	noParamServices bool // paramservice.go
 }
 
 // WithNamespace puts the node in a namespace ("/robot1" or "robot1").
@@ -186,6 +187,10 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		if err := n.followClock(n.params); err != nil {
 			return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
 		}
+	}
+	if err := n.startROSInterfaces(); err != nil {
+		n.Close()
+		return nil, err
 	}
 	return n, nil
 }

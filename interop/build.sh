@@ -116,6 +116,42 @@ if stale "$bin" "$src/msgbytes_fastdds.cpp" "$src/msgcheck.h" "$src/peer.h" "$sr
   pids="$pids $!"
   built="$built msgbytes_fastdds"
 fi
+# The service peers: their Cyclone side also needs services.idl.
+if stale "$out/gen/services.c" "$src/services.idl" "$0"; then
+  idlc -t -x final -o "$out/gen" "$src/services.idl"
+fi
+if stale "$out/svc_cyclone" "$src/svc_cyclone.c" "$src/peer.h" "$src/cyclone.h" "$out/gen/types.c" "$out/gen/services.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$out/svc_cyclone.tmp" \
+    "$src/svc_cyclone.c" "$out/gen/types.c" "$out/gen/services.c" -lddsc -lm &&
+    mv "$out/svc_cyclone.tmp" "$out/svc_cyclone" &
+  pids="$pids $!"
+  built="$built svc_cyclone"
+fi
+if stale "$out/svc_fastdds" "$src/svc_fastdds.cpp" "$src/peer.h" "$src/fastdds.hpp" "$0"; then
+  g++ -std=c++17 -O2 -g $warn -I"$src" -o "$out/svc_fastdds.tmp" \
+    "$src/svc_fastdds.cpp" -lfastrtps -lfastcdr -lpthread -lm &&
+    mv "$out/svc_fastdds.tmp" "$out/svc_fastdds" &
+  pids="$pids $!"
+  built="$built svc_fastdds"
+fi
+# The graph listers: Humble layout (types.idl) and Iron/Jazzy layout.
+if stale "$out/gen/graph_jazzy.c" "$src/graph_jazzy.idl" "$0"; then
+  idlc -t -x final -o "$out/gen" "$src/graph_jazzy.idl"
+fi
+if stale "$out/graph_cyclone" "$src/graph_cyclone.c" "$src/peer.h" "$out/gen/types.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$out/graph_cyclone.tmp" \
+    "$src/graph_cyclone.c" "$out/gen/types.c" -lddsc -lm &&
+    mv "$out/graph_cyclone.tmp" "$out/graph_cyclone" &
+  pids="$pids $!"
+  built="$built graph_cyclone"
+fi
+if stale "$out/graph_cyclone_jazzy" "$src/graph_cyclone.c" "$src/peer.h" "$out/gen/graph_jazzy.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -DGRAPH_JAZZY -I"$src" -I"$out/gen" -o "$out/graph_cyclone_jazzy.tmp" \
+    "$src/graph_cyclone.c" "$out/gen/graph_jazzy.c" -lddsc -lm &&
+    mv "$out/graph_cyclone_jazzy.tmp" "$out/graph_cyclone_jazzy" &
+  pids="$pids $!"
+  built="$built graph_cyclone_jazzy"
+fi
 failed=0
 for pid in $pids; do wait "$pid" || failed=1; done
 if [ "$failed" != 0 ]; then

@@ -47,6 +47,9 @@ commands:
   bag      nros bag info PATH
            nros bag play PATH [--clock [HZ]] [--rate R] [--loop] [--start-paused] ...
            nros bag record [-o DIR] [-s mcap|sqlite3] (TOPIC... | -a)
+  param    nros param list|get|set|describe|dump|load|delete NODE ...
+  service  nros service list [-t] | type SERVICE | call SERVICE TYPE [VALUES]
+  node     nros node list | info NODE
   gen      nros gen [-o DIR] PATH...: Go packages from ROS 2 .msg/.srv/.action
   bench    nros bench pingpong ping|pong [--size B] [--count N]
            [--reliable|--best-effort] [--mode latency|throughput]
@@ -80,6 +83,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runGen(args[1:], stdout, stderr)
 	case "bag":
 		return runBag(ctx, args[1:], stdout, stderr)
+	case "param":
+		return runParam(ctx, args[1:], stdout, stderr)
+	case "service":
+		return runService(ctx, args[1:], stdout, stderr)
+	case "node":
+		return runNode(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

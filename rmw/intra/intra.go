@@ -145,6 +145,8 @@ type Transport struct {
 	retired   counters // totals of closed publishers
 	incompQoS uint64
 	incompTyp uint64
+	svc       svcRegistry   // services (service.go)
+	graphCh   chan struct{} // closed at the next graph change (graphwatch.go)
 
 	evMu     sync.Mutex // guards evq and draining; taken after mu, never held during OnEvent
 	evq      []pendingEvent
@@ -245,6 +247,7 @@ type pendingEvent struct {
 // queueEvents appends evs to the transport's event queue, so that events are
 // dispatched in the order the graph changed. Called with t.mu held.
 func (t *Transport) queueEvents(evs []pendingEvent) {
+	t.notifyGraphLocked() // every graph change queues (perhaps no) events
 	if len(evs) == 0 {
 		return
 	}
@@ -480,9 +483,13 @@ func (t *Transport) Close() error {
 		}
 	}
 	t.topics = map[string]*topic{}
+	gates := t.closeServicesLocked()
 	t.mu.Unlock()
 	for _, s := range subs {
 		s.waitDeliveries()
+	}
+	for _, g := range gates {
+		g.wait()
 	}
 	t.waitEvents(nil)
 	return nil

@@ -131,6 +131,7 @@ func configFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.Range = r
 	c.StaticPeers = udp.ParseStaticPeers(getenv("ROS_STATIC_PEERS"))
+	c.GidSize = GidSizeForDistro(getenv("ROS_DISTRO"))
 	return c, nil
 }
 

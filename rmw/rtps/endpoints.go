@@ -64,6 +64,9 @@ type Subscription struct {
 	remote   map[wire.GUID]bool // guarded by t.mu
 	local    []*Publisher       // guarded by t.mu
 	refused  map[wire.GUID]bool // guarded by t.mu
+	// svc, if set, takes the remote samples of a service reader in place
+	// of the plain path (service.go).
+	svc func(*Subscription, endpoint.Sample)
 }
 
 var _ rmw.Subscription = (*Subscription)(nil)
@@ -101,6 +104,7 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	ed := wire.NewEndpointData(true)
 	ed.EndpointGUID = guid
 	ed.TopicName, ed.TypeName = ddsTopic, ddsType
+	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, ddsType), nil
 	discovery.SetQoS(&ed, qos, true)
 	wc := endpoint.WriterConfig{
 		GUID:           guid,
@@ -181,6 +185,7 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 	ed := wire.NewEndpointData(false)
 	ed.EndpointGUID = guid
 	ed.TopicName, ed.TypeName = dt, dtype
+	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, dtype), nil
 	discovery.SetQoS(&ed, qos, false)
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
 		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
@@ -236,6 +241,10 @@ func (s *Subscription) queueLocked(smp rmw.Sample) {
 // sample is copied and queued, and handed out once t.mu is released.
 func (s *Subscription) remoteSample(smp endpoint.Sample) {
 	if smp.Payload == nil || smp.Key || s.closed.Load() {
+		return
+	}
+	if s.svc != nil {
+		s.svc(s, smp)
 		return
 	}
 	ts := int64(0)
@@ -347,6 +356,7 @@ type listener Transport
 
 func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	t.cfg.Logf("rtps: participant %v (vendor %v) discovered", p.Data.GuidPrefix, p.Data.VendorID)
 	// A new peer should see our graph sample; transient-local takes care
 	// of that once its reader matches.
@@ -354,12 +364,14 @@ func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
 
 func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	delete(t.remoteGraph, p.Data.GuidPrefix)
 	t.cfg.Logf("rtps: participant %v lost (expired %v)", p.Data.GuidPrefix, expired)
 }
 
 func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	now := t.cfg.Clock.Now()
 	g := e.GUID()
 	if e.Writer {
@@ -386,6 +398,7 @@ func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 
 func (l *listener) EndpointLost(e *discovery.Endpoint) {
 	t := (*Transport)(l)
+	t.notifyGraphLocked()
 	g := e.GUID()
 	if e.Writer {
 		delete(t.remW, g)

@@ -184,16 +184,16 @@ func (t *Transport) remoteNodeLocked(g wire.GUID) rmw.NodeInfo {
 // graphSample handles a remote ros_discovery_info sample (on the dispatch
 // goroutine, no lock held).
 func (t *Transport) graphSample(s rmw.Sample) {
-	info := &rmw_dds_common.ParticipantEntitiesInfo{GidSize: t.cfg.GidSize}
-	if err := msg.Unmarshal(s.Data, info); err != nil {
-		// The other Gid layout (Humble vs Jazzy peers), then give up.
-		info = &rmw_dds_common.ParticipantEntitiesInfo{}
-		if err := msg.Unmarshal(s.Data, info); err != nil {
-			t.mu.Lock()
-			t.st.BadGraphSamples++
-			t.mu.Unlock()
-			return
-		}
+	t.mu.Lock()
+	size := t.cfg.GidSize
+	t.mu.Unlock()
+	// Either Gid layout (Humble vs Iron and later peers), or give up.
+	info, only := decodeGraph(s.Data, size)
+	if info == nil {
+		t.mu.Lock()
+		t.st.BadGraphSamples++
+		t.mu.Unlock()
+		return
 	}
 	g := wire.GUIDFromBytes(info.Gid.GUID())
 	writer := wire.GUIDFromBytes(s.PublisherGID)
@@ -208,6 +208,8 @@ func (t *Transport) graphSample(s rmw.Sample) {
 	t.st.GraphSamples++
 	if t.disc.Participant(g.Prefix) != nil {
 		t.remoteGraph[g.Prefix] = info
+		t.learnGidSizeLocked(only)
+		t.notifyGraphLocked()
 	}
-	t.mu.Unlock()
+	t.finishLocked()
 }

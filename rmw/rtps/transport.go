@@ -123,7 +123,10 @@ type Stats struct {
 	// DroppedSamples counts remote samples dropped because 65536
 	// callbacks were already waiting (a deliver function blocked).
 	DroppedSamples uint64
-	Discovery      discovery.Stats
+	// BadServiceSamples counts service requests and responses dropped
+	// because they did not decode in their mapping.
+	BadServiceSamples uint64
+	Discovery         discovery.Stats
 }
 
 // Transport is one RTPS participant implementing rmw.Transport.
@@ -168,6 +171,11 @@ type Transport struct {
 	remoteGraph map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo
 	graph       *Publisher
 	graphDirty  bool
+	gidLearn    bool          // adopt the first peer's Gid layout (distro.go)
+	graphCh     chan struct{} // closed at the next graph change (graphwatch.go)
+	// nextUserData is the USER_DATA of the next endpoint created (service
+	// endpoints announce clientid/serviceid), consumed by it.
+	nextUserData []byte
 
 	draining bool // an event dispatch is running (guarded by mu)
 
@@ -192,6 +200,7 @@ var _ rmw.Transport = (*Transport)(nil)
 // New creates the participant: it binds its sockets, starts its goroutines
 // and begins announcing itself.
 func New(cfg Config) (*Transport, error) {
+	learnGid := cfg.GidSize == 0 // distro.go
 	cfg.setDefaults()
 	ports, err := udp.PortsFor(cfg.DomainID)
 	if err != nil {
@@ -206,6 +215,7 @@ func New(cfg Config) (*Transport, error) {
 		remR:      map[wire.GUID]*discovery.Endpoint{},
 		route:     map[wire.GUID][]*Subscription{},
 		stashedHB: map[wire.GUID]stashedHB{},
+		gidLearn:  learnGid,
 
 		remoteGraph: map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo{},
 		wake:        make(chan struct{}, 1),
@@ -678,6 +688,7 @@ func (t *Transport) finishLockedFrom(rs *recvState) {
 	var graph []byte
 	if t.graphDirty && !t.closed && t.graph != nil {
 		t.graphDirty = false
+		t.notifyGraphLocked()
 		graph = t.graphSampleLocked()
 	}
 	if graph != nil {
@@ -851,6 +862,7 @@ func (t *Transport) timerLoop() {
 		t.ackCond.Broadcast()
 		if t.graphDirty && t.graph != nil {
 			t.graphDirty = false
+			t.notifyGraphLocked()
 			t.writeLocked(t.graph, t.graphSampleLocked())
 			next = now // the write may have scheduled work
 		}

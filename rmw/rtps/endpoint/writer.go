@@ -311,6 +311,15 @@ func (w *Writer) MatchReader(now int64, guid wire.GUID, locators []wire.Locator,
 	}
 }
 
+// HeardFrom reports whether the matched reader guid has sent an ACKNACK:
+// it has matched this writer, so a sample written now reaches it (a
+// volatile reader that matches later starts after the samples written
+// before). Best-effort and unknown readers report false.
+func (w *Writer) HeardFrom(guid wire.GUID) bool {
+	p, _ := w.find(guid)
+	return p != nil && p.haveCount
+}
+
 // UnmatchReader removes a reader proxy; unknown GUIDs are ignored.
 func (w *Writer) UnmatchReader(guid wire.GUID) {
 	_, i := w.find(guid)
