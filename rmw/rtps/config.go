@@ -96,7 +96,9 @@ type Config struct {
 	// Enclave is announced in USER_DATA as "enclave=<Enclave>;" (default "/").
 	Enclave string
 	// GidSize is the Gid layout of ros_discovery_info:
-	// rmw_dds_common.GidSizeHumble (24, the default) or GidSizeJazzy (16).
+	// rmw_dds_common.GidSizeHumble (24) or GidSizeJazzy (16). Zero learns
+	// it from the first peer sample that parses one way only, starting
+	// with Jazzy's (the current LTS).
 	GidSize int
 	// Logf, if set, receives diagnostics (lost sockets, send errors).
 	Logf func(format string, args ...any)
@@ -154,7 +156,7 @@ func (c *Config) setDefaults() {
 		c.Enclave = "/"
 	}
 	if c.GidSize == 0 {
-		c.GidSize = rmw_dds_common.GidSizeHumble
+		c.GidSize = rmw_dds_common.GidSizeJazzy
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}

@@ -152,7 +152,7 @@ func TestGraphSample(t *testing.T) {
 		b := a.graphSampleLocked()
 		a.mu.Unlock()
 		var info rmw_dds_common.ParticipantEntitiesInfo
-		info.GidSize = rmw_dds_common.GidSizeHumble
+		info.GidSize = rmw_dds_common.GidSizeJazzy // the default until a peer says otherwise
 		if err := msg.Unmarshal(b, &info); err != nil {
 			t.Fatal(err)
 		}

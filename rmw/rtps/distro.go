@@ -11,9 +11,9 @@ import (
 // from Iron on, and the two layouts do not interoperate. The layout a
 // Transport writes comes from Config.GidSize when set, else from
 // ROS_DISTRO (ConfigFromEnv), else it is learned: the transport starts
-// with the default and adopts the layout of the first peer sample that
-// parses in that layout only (and republishes its own). Both layouts are
-// always read.
+// with Jazzy's (the current LTS) and adopts the layout of the first peer
+// sample that parses in one layout only (and republishes its own). Both
+// layouts are always read.
 
 // GidSizeForDistro returns the ros_discovery_info Gid layout of a ROS 2
 // distribution (ROS_DISTRO): rmw_dds_common.GidSizeHumble for Humble and
