@@ -10,16 +10,8 @@ var _ rmw.GraphNotifier = (*Transport)(nil)
 func (t *Transport) GraphChanged() <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.graphCh == nil {
-		t.graphCh = make(chan struct{})
-	}
-	return t.graphCh
+	return t.graph.Chan()
 }
 
 // notifyGraphLocked wakes GraphChanged's waiters (t.mu held).
-func (t *Transport) notifyGraphLocked() {
-	if t.graphCh != nil {
-		close(t.graphCh)
-		t.graphCh = nil
-	}
-}
+func (t *Transport) notifyGraphLocked() { t.graph.Notify() }

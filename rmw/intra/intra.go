@@ -145,8 +145,8 @@ type Transport struct {
 	retired   counters // totals of closed publishers
 	incompQoS uint64
 	incompTyp uint64
-	svc       svcRegistry   // services (service.go)
-	graphCh   chan struct{} // closed at the next graph change (graphwatch.go)
+	svc       svcRegistry     // services (service.go)
+	graph     rmw.GraphSignal // closed at the next graph change (graphwatch.go)
 
 	evMu     sync.Mutex // guards evq and draining; taken after mu, never held during OnEvent
 	evq      []pendingEvent

@@ -171,8 +171,8 @@ type Transport struct {
 	remoteGraph map[wire.GuidPrefix]*rmw_dds_common.ParticipantEntitiesInfo
 	graph       *Publisher
 	graphDirty  bool
-	gidLearn    bool          // adopt the first peer's Gid layout (distro.go)
-	graphCh     chan struct{} // closed at the next graph change (graphwatch.go)
+	gidLearn    bool            // adopt the first peer's Gid layout (distro.go)
+	graphSig    rmw.GraphSignal // closed at the next graph change (graphwatch.go)
 	// nextUserData is the USER_DATA of the next endpoint created (service
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
