@@ -122,10 +122,12 @@ type jumpRegistry struct {
 // state that must follow the clock: transform buffers, filters, rate
 // limiters.
 //
-// fn runs on the goroutine that spins an executor of the clock's context
-// (WithExecutorContext, or one that a node of the context was added to),
-// before the timers that the same sample makes due, and never concurrently
-// with other callbacks of that executor. A panic in fn follows the
+// fn runs where the callbacks of an executor of the clock's context run
+// (WithExecutorContext, or one that a node of the context was added to:
+// the spinning goroutine, or the receiving goroutine of an inline /clock
+// pass, see WithInlineClockCallbacks), before the timers that the same
+// sample makes due, and never concurrently with other callbacks of that
+// executor. A panic in fn follows the
 // executor's panic policy. While no such executor spins, up to 1024 jumps
 // wait for one. Calling OnJump on a system or steady clock is an error.
 func (c *Clock) OnJump(th JumpThreshold, fn func(TimeJump)) (*JumpHandle, error) {
