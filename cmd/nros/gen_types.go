@@ -11,6 +11,7 @@ import (
 	_ "github.com/nros-go/nros/msg/nros_bench"
 	_ "github.com/nros-go/nros/msg/rcl_interfaces"
 	_ "github.com/nros-go/nros/msg/rmw_dds_common"
+	_ "github.com/nros-go/nros/msg/rosbag2_interfaces"
 	_ "github.com/nros-go/nros/msg/rosgraph_msgs"
 	_ "github.com/nros-go/nros/msg/sensor_msgs"
 	_ "github.com/nros-go/nros/msg/service_msgs"
