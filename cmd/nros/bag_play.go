@@ -337,6 +337,12 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stdout, "playing %s: %d messages on %d topics over %ss, at rate %g\n",
 			pos[0], st.MessageCount, len(pubs), formatSeconds(st.Duration()), *rate)
 	}
+	reqs, stopServices, err := playerServices(ctx, c, node)
+	if err != nil {
+		return fmt.Errorf("player services: %w", err)
+	}
+	defer stopServices()
+	p.requests = reqs
 	detach := sync.OnceFunc(e.attachTerminal(p))
 	defer detach()
 	var bytes int64

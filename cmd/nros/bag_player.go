@@ -27,7 +27,30 @@ const (
 	cmdFaster // rate +10 %
 	cmdSlower // rate -10 %
 	cmdQuit
+	// The player services' requests (playerRequest) only:
+	cmdPause
+	cmdResume
+	cmdIsPaused
+	cmdSetRate
+	cmdGetRate
+	cmdSeek
 )
+
+// playerRequest is a control from the player's services (~/pause, ...):
+// the player answers it on reply (buffered) once applied.
+type playerRequest struct {
+	kind  playerCommand
+	rate  float64 // cmdSetRate
+	seek  int64   // cmdSeek: bag time, ns
+	reply chan playerReply
+}
+
+// playerReply is the player's answer to a request.
+type playerReply struct {
+	paused bool
+	rate   float64
+	ok     bool
+}
 
 // player is the scheduler of `nros bag play`: it maps bag time to wall
 // time, decides when each message and each /clock sample is due, and hands
@@ -54,8 +77,10 @@ type player struct {
 	startOffset int64 // ns after start
 	delay       time.Duration
 	queueSize   int
-	// commands, when not nil, carries live controls.
+	// commands, when not nil, carries live controls (terminal keys).
 	commands <-chan playerCommand
+	// requests, when not nil, carries the player services' controls.
+	requests <-chan playerRequest
 	// logf prints a line of progress (may be nil).
 	logf func(format string, a ...any)
 	// onState, when not nil, is told the bag time, paused state and rate
@@ -168,12 +193,14 @@ func (p *player) Run(ctx context.Context) (int, error) {
 		p.logf("paused at start (space resumes)")
 	}
 
+	openAt := playStart // where the next pass starts (a seek moves it)
+	seeking := false
 	for pass := 0; ; pass++ {
-		src, err := p.open(playStart)
+		src, err := p.open(openAt)
 		if err != nil {
 			return published, err
 		}
-		if pass > 0 {
+		if pass > 0 && !seeking {
 			// Loop: ROS time jumps back to the start.
 			w := time.Now()
 			anchorWall, anchorBag = w, playStart
@@ -182,7 +209,9 @@ func (p *player) Run(ctx context.Context) (int, error) {
 			}
 			nextTick = w
 		}
-		q := p.readAhead(ctx, src)
+		seeking = false
+		passCtx, passCancel := context.WithCancel(ctx)
+		q := p.readAhead(passCtx, src)
 		before := published
 		var timer *time.Timer
 		stop := func() {
@@ -191,11 +220,13 @@ func (p *player) Run(ctx context.Context) (int, error) {
 			}
 		}
 		var batch []item
+	messages:
 		for {
 			if len(batch) == 0 {
 				var ok bool
 				if batch, ok = <-q; !ok {
 					stop()
+					passCancel()
 					return published, nil // ctx is done
 				}
 			}
@@ -206,6 +237,7 @@ func (p *player) Run(ctx context.Context) (int, error) {
 			}
 			if it.err != nil {
 				stop()
+				passCancel()
 				return published, it.err
 			}
 			m := it.m
@@ -216,6 +248,7 @@ func (p *player) Run(ctx context.Context) (int, error) {
 				if !nextTick.IsZero() && p.clockPeriod > 0 && !w.Before(nextTick) {
 					if err := tick(w); err != nil {
 						stop()
+						passCancel()
 						return published, err
 					}
 					continue
@@ -244,9 +277,49 @@ func (p *player) Run(ctx context.Context) (int, error) {
 				select {
 				case <-ctx.Done():
 					stop()
+					passCancel()
 					return published, nil
 				case <-tc:
 					continue
+				case r := <-p.requests:
+					if timer != nil {
+						timer.Stop()
+					}
+					w = time.Now()
+					var rep playerReply
+					switch r.kind {
+					case cmdPause, cmdResume, cmdTogglePause:
+						pause := r.kind == cmdPause || (r.kind == cmdTogglePause && !paused)
+						if pause && !paused {
+							reanchor(w)
+							paused = true
+						} else if !pause && paused {
+							anchorWall, paused = w, false
+						}
+						rep.ok = true
+					case cmdSetRate:
+						if r.rate > 0 && !math.IsInf(r.rate, 0) {
+							reanchor(w)
+							p.rate, rep.ok = r.rate, true
+						}
+					case cmdPlayNext:
+						playNext, rep.ok = paused, paused
+					case cmdSeek:
+						// Bag time jumps to the target (ROS time with it);
+						// the pass restarts there.
+						openAt = min(max(r.seek, p.start), p.end)
+						anchorWall, anchorBag = w, openAt
+						nextTick = w
+						seeking, rep.ok = true, true
+					case cmdIsPaused, cmdGetRate:
+						rep.ok = true
+					}
+					rep.paused, rep.rate = paused, p.rate
+					r.reply <- rep
+					state(w)
+					if seeking {
+						break messages
+					}
 				case c := <-p.commands:
 					if timer != nil {
 						timer.Stop()
@@ -271,6 +344,7 @@ func (p *player) Run(ctx context.Context) (int, error) {
 						playNext = paused
 					case cmdQuit:
 						stop()
+						passCancel()
 						return published, errQuit
 					}
 					state(w)
@@ -283,6 +357,7 @@ func (p *player) Run(ctx context.Context) (int, error) {
 			}
 			if err := p.publish(m); err != nil {
 				stop()
+				passCancel()
 				return published, fmt.Errorf("publish on %s: %w", m.Topic.Name, err)
 			}
 			published++
@@ -291,6 +366,10 @@ func (p *player) Run(ctx context.Context) (int, error) {
 			}
 		}
 		stop()
+		passCancel()
+		if seeking {
+			continue
+		}
 		if !p.loop {
 			// The last /clock sample shows the bag's end.
 			if p.clockPeriod > 0 {
