@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/nros-go/nros/internal/gen"
 	"math"
 	"os"
 	"path/filepath"
@@ -406,9 +407,11 @@ func (m *mcapWriter) addTopic(id int, t *Topic) error {
 	if !ok {
 		sid = uint16(len(m.schemas) + 1)
 		m.schemas[t.Type] = sid
-		// The message definition is not known here: an empty ros2msg
-		// schema, which readers that play raw bytes accept.
-		if err := m.w.WriteSchema(&mcap.Schema{ID: sid, Name: t.Type, Encoding: "ros2msg", Data: []byte{}}); err != nil {
+		// The definition as rosbag2 stores it, for the types nros-go
+		// ships; an empty ros2msg schema otherwise, which readers that
+		// play raw bytes accept.
+		def, _ := gen.MessageDefinition(t.Type)
+		if err := m.w.WriteSchema(&mcap.Schema{ID: sid, Name: t.Type, Encoding: "ros2msg", Data: []byte(def)}); err != nil {
 			return err
 		}
 	}
@@ -443,6 +446,7 @@ type sqliteWriter struct {
 	ins     *sql.Stmt
 	pending int
 	path    string
+	defined map[string]bool // types with a message_definitions row
 }
 
 const sqliteSchema = `
@@ -473,7 +477,7 @@ func newSQLiteWriter(path, distro string) (*sqliteWriter, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &sqliteWriter{db: db, path: path}
+	s := &sqliteWriter{db: db, path: path, defined: map[string]bool{}}
 	if err := s.begin(); err != nil {
 		db.Close()
 		return nil, err
@@ -505,6 +509,15 @@ func (s *sqliteWriter) commit() error {
 func (s *sqliteWriter) addTopic(id int, t *Topic) error {
 	_, err := s.tx.Exec("INSERT INTO topics VALUES (?, ?, ?, ?, ?, ?)", id, t.Name, t.Type, t.SerializationFormat,
 		MarshalQoSProfiles(t.OfferedQoSProfiles), t.TypeDescriptionHash)
+	if err != nil || s.defined[t.Type] {
+		return err
+	}
+	// One message_definitions row per type, as rosbag2 writes it (an
+	// empty definition for a type nros-go does not ship).
+	s.defined[t.Type] = true
+	def, _ := gen.MessageDefinition(t.Type)
+	_, err = s.tx.Exec("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",
+		t.Type, "ros2msg", def, t.TypeDescriptionHash)
 	return err
 }
 
