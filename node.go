@@ -268,7 +268,11 @@ func (n *Node) resolveTopic(topic string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("nros: topic %q: %w", topic, err)
 	}
-	return n.args.RemapTopic(fq, n.name, n.namespace), nil
+	out, err := n.args.RemapTopic(fq, n.name, n.namespace)
+	if err != nil {
+		return "", fmt.Errorf("nros: topic %q: %w", topic, err)
+	}
+	return out, nil
 }
 
 // CreateWallTimer creates a timer on steady time: it keeps its cadence in

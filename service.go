@@ -62,7 +62,11 @@ func (n *Node) resolveService(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("nros: service %q: %w", name, err)
 	}
-	return n.args.RemapService(fq, n.name, n.namespace), nil
+	out, err := n.args.RemapService(fq, n.name, n.namespace)
+	if err != nil {
+		return "", fmt.Errorf("nros: service %q: %w", name, err)
+	}
+	return out, nil
 }
 
 func (n *Node) serviceTransport() (rmw.ServiceTransport, error) {

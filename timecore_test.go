@@ -769,3 +769,22 @@ func TestClockSubscriptionReportsIncompatibleQoS(t *testing.T) {
 		t.Fatalf("no subscriber-side report naming /clock and RELIABILITY:\n%s", out)
 	}
 }
+
+// Issue 8: a remap rule whose target only overflows once expanded makes the
+// endpoint fail with the rule named, instead of silently keeping the
+// original topic.
+func TestRemapOverflowIsAnError(t *testing.T) {
+	ctx := quietContext(WithTransport(intra.New()))
+	node, err := NewNode(strings.Repeat("n", 150), WithContext(ctx),
+		WithArguments("--ros-args", "-r", "chatter:=~/"+strings.Repeat("x", 100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	if _, err := NewPublisher[std_msgs.String](node, "chatter", DefaultQoS()); err == nil || !strings.Contains(err.Error(), "remap rule chatter:=~/") {
+		t.Fatalf("NewPublisher: %v; want the remap rule named", err)
+	}
+	if _, err := NewPublisher[std_msgs.String](node, "other", DefaultQoS()); err != nil {
+		t.Fatalf("an unrelated topic: %v", err)
+	}
+}

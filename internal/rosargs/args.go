@@ -433,9 +433,9 @@ func (a *Args) NamespaceFor(nodeName, def string) string {
 	return def
 }
 
-func (a *Args) remap(fqName, nodeName, ns string, service bool) string {
+func (a *Args) remap(fqName, nodeName, ns string, service bool) (string, error) {
 	if a == nil {
-		return fqName
+		return fqName, nil
 	}
 	for _, r := range a.Remaps {
 		switch r.Kind {
@@ -460,11 +460,14 @@ func (a *Args) remap(fqName, nodeName, ns string, service bool) string {
 		}
 		to, err := ExpandTopicName(r.To, nodeName, ns)
 		if err != nil {
-			return fqName
+			// The rule matches but its target is not a valid name here
+			// (e.g. too long once ~ or {node} are expanded): an error, as
+			// rcl_remap_topic_name gives, never a silent fallback.
+			return "", fmt.Errorf("remap rule %s:=%s: %w", r.From, r.To, err)
 		}
-		return to
+		return to, nil
 	}
-	return fqName
+	return fqName, nil
 }
 
 // RemapTopic applies the topic remap rules to an expanded (fully
@@ -472,13 +475,15 @@ func (a *Args) remap(fqName, nodeName, ns string, service bool) string {
 // rcl_remap_topic_name does: rules are tried in order, node-targeted ones
 // only for that node; a rule's from and to are expanded relative to the
 // node; the first rule whose expanded from equals fqName gives the result.
-// Without a match, fqName is returned unchanged.
-func (a *Args) RemapTopic(fqName, nodeName, nodeNamespace string) string {
+// Without a match, fqName is returned unchanged. A matching rule whose
+// target does not expand to a valid name (too long, bad characters) is an
+// error naming the rule.
+func (a *Args) RemapTopic(fqName, nodeName, nodeNamespace string) (string, error) {
 	return a.remap(fqName, nodeName, nodeNamespace, false)
 }
 
 // RemapService is RemapTopic for service names.
-func (a *Args) RemapService(fqName, nodeName, nodeNamespace string) string {
+func (a *Args) RemapService(fqName, nodeName, nodeNamespace string) (string, error) {
 	return a.remap(fqName, nodeName, nodeNamespace, true)
 }
 

@@ -199,12 +199,13 @@ func TestRemapPrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got string
+		var err error
 		if tt.service {
-			got = a.RemapService(tt.fq, tt.node, tt.ns)
+			got, err = a.RemapService(tt.fq, tt.node, tt.ns)
 		} else {
-			got = a.RemapTopic(tt.fq, tt.node, tt.ns)
+			got, err = a.RemapTopic(tt.fq, tt.node, tt.ns)
 		}
-		if got != tt.want {
+		if err != nil || got != tt.want {
 			t.Errorf("remap(%q, node %q, ns %q, service=%v) = %q, want %q", tt.fq, tt.node, tt.ns, tt.service, got, tt.want)
 		}
 	}
@@ -318,7 +319,10 @@ func TestNilArgs(t *testing.T) {
 	if a.NodeName("n") != "n" || a.Namespace("/d") != "/d" || a.NamespaceFor("n", "/d") != "/d" {
 		t.Error("nil Args names")
 	}
-	if a.RemapTopic("/x", "n", "/") != "/x" || a.RemapService("/x", "n", "/") != "/x" {
+	if tp, err := a.RemapTopic("/x", "n", "/"); tp != "/x" || err != nil {
+		t.Error("nil Args remap")
+	}
+	if sv, err := a.RemapService("/x", "n", "/"); sv != "/x" || err != nil {
 		t.Error("nil Args remap")
 	}
 	if m, err := a.ParamOverrides("/n", nil); err != nil || len(m) != 0 {
@@ -358,5 +362,19 @@ func TestParamsFileSizeCheckedWhileReading(t *testing.T) {
 	}
 	if data, err := ReadParamsFile(path); err != nil || len(data) != param.MaxYAMLSize {
 		t.Fatalf("a file of exactly the limit: %d bytes, %v", len(data), err)
+	}
+}
+
+// A rule whose target only becomes too long once ~ is expanded is an error
+// naming the rule, not a silent fall back to the original name.
+func TestRemapTargetTooLongOnceExpanded(t *testing.T) {
+	node := strings.Repeat("n", 200)
+	a, err := Parse([]string{"--ros-args", "-r", "chatter:=~/" + strings.Repeat("x", 100)})
+	if err != nil {
+		t.Fatal(err) // fine as written: it is the expansion that overflows
+	}
+	got, err := a.RemapTopic("/chatter", node, "/")
+	if err == nil || !strings.Contains(err.Error(), "chatter:=~/") {
+		t.Fatalf("RemapTopic = %q, %v; want an error naming the rule", got, err)
 	}
 }

@@ -47,11 +47,10 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, r := range a.Remaps {
 			if fq, err := ExpandTopicName(r.From, name, ns); err == nil {
-				out := a.RemapTopic(fq, name, ns)
-				if ValidateFullTopicName(out) != nil {
+				if out, err := a.RemapTopic(fq, name, ns); err == nil && ValidateFullTopicName(out) != nil {
 					t.Fatalf("remap produced invalid %q", out)
 				}
-				_ = a.RemapService(fq, name, ns)
+				_, _ = a.RemapService(fq, name, ns)
 			}
 		}
 		_, _ = a.ParamOverrides("/"+name, func(string) ([]byte, error) { return []byte(s), nil })
