@@ -69,6 +69,24 @@ func (n *Node) resolveService(name string) (string, error) {
 	return out, nil
 }
 
+// serviceEndpoint is what a service and a client both start from: the
+// options, the node's request/reply transport and the resolved name.
+func (n *Node) serviceEndpoint(name string, opts []ServiceOption) (serviceConfig, rmw.ServiceTransport, string, error) {
+	if n == nil {
+		return serviceConfig{}, nil, "", ErrNilNode
+	}
+	cfg, err := serviceOptions(opts)
+	if err != nil {
+		return cfg, nil, "", err
+	}
+	st, err := n.serviceTransport()
+	if err != nil {
+		return cfg, nil, "", err
+	}
+	resolved, err := n.resolveService(name)
+	return cfg, st, resolved, err
+}
+
 func (n *Node) serviceTransport() (rmw.ServiceTransport, error) {
 	st, ok := n.ctx.Transport().(rmw.ServiceTransport)
 	if !ok {
@@ -178,18 +196,7 @@ func NewDeferredService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Re
 }
 
 func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *Node, name string, handler func(*Service[Req, Resp], *Req, *Responder[Resp]), opts []ServiceOption) (*Service[Req, Resp], error) {
-	if n == nil {
-		return nil, ErrNilNode
-	}
-	cfg, err := serviceOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	st, err := n.serviceTransport()
-	if err != nil {
-		return nil, err
-	}
-	resolved, err := n.resolveService(name)
+	cfg, st, resolved, err := n.serviceEndpoint(name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -374,18 +381,7 @@ const maxEarly = 64
 // NewClient creates a client of service name (resolved against the node's
 // namespace and remapped by the command line).
 func NewClient[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *Node, name string, opts ...ServiceOption) (*Client[Req, Resp], error) {
-	if n == nil {
-		return nil, ErrNilNode
-	}
-	cfg, err := serviceOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	st, err := n.serviceTransport()
-	if err != nil {
-		return nil, err
-	}
-	resolved, err := n.resolveService(name)
+	cfg, st, resolved, err := n.serviceEndpoint(name, opts)
 	if err != nil {
 		return nil, err
 	}
