@@ -28,8 +28,9 @@
  *                   get_result at once; "feedback <len>" per feedback of
  *                   its goal; after the --cancel-after'th one (or, with
  *                   --cancel-late, once the result came) a cancel of its
- *                   goal, stamp zero (--cancel-all: goal id zero too, every
- *                   goal): "cancel <return_code> <n>";
+ *                   goal, stamp zero (--cancel-id HEX: that goal id instead;
+ *                   --cancel-all: goal id zero, every goal): "cancel
+ *                   <return_code> <n>";
  *                   "status <code>" whenever its goal's status on the
  *                   status topic changes; at last "result <status>
  *                   <s0,s1,...>" (exit 0). Exit 3 when the server or the
@@ -434,7 +435,22 @@ static int send_cancel(dds_entity_t w, uint64_t guid, const uint8_t *id) {
   return 1;
 }
 
-static int run_client(cy_node *n, const char *action, long order, long cancel_after, int cancel_all, int cancel_late) {
+/* Parses 32 hex digits into id; returns 0 on success. */
+static int parse_uuid(const char *hex, uint8_t *id) {
+  int k;
+  if (strlen(hex) != 32) return -1;
+  for (k = 0; k < 16; k++) {
+    unsigned v;
+    if (sscanf(hex + 2 * k, "%2x", &v) != 1 || !strchr("0123456789abcdefABCDEF", hex[2 * k]) ||
+        !strchr("0123456789abcdefABCDEF", hex[2 * k + 1]))
+      return -1;
+    id[k] = (uint8_t)v;
+  }
+  return 0;
+}
+
+static int run_client(cy_node *n, const char *action, long order, long cancel_after, int cancel_all, int cancel_late,
+                      const uint8_t *cancel_id) {
   action_topics t = action_topics_new(n, action);
   dds_entity_t goal_w = cy_writer(n, t.goal_q, 1, 10, 0);
   dds_entity_t result_w = cy_writer(n, t.result_q, 1, 10, 0);
@@ -448,7 +464,7 @@ static int run_client(cy_node *n, const char *action, long order, long cancel_af
   dds_entity_t writers[3] = {goal_w, result_w, cancel_w};
   dds_entity_t ws = waitset_of(n, readers, 5);
   uint64_t goal_guid = guid_of(goal_w), result_guid = guid_of(result_w), cancel_guid = guid_of(cancel_w);
-  uint8_t id[16];
+  uint8_t id[16], cid[16]; /* our goal; the one the cancel names */
   char hex[33];
   int accepted = -1, cancel_sent = 0, cancel_done = 0, got_result = 0, result_status = 0;
   int status = -1, shown_status = -1;
@@ -467,6 +483,7 @@ static int run_client(cy_node *n, const char *action, long order, long cancel_af
 
   random_uuid(id);
   uuid_hex(id, hex);
+  memcpy(cid, cancel_id ? cancel_id : id, 16);
   fprintf(stderr, "%s: goal %s order %ld\n", g_prog, hex, order);
   {
     goal_req q;
@@ -521,7 +538,7 @@ static int run_client(cy_node *n, const char *action, long order, long cancel_af
         if (!info[j].valid_data || memcmp(f->goal_id.uuid, id, 16) != 0) continue;
         nfeedback++;
         printf("feedback %u\n", f->feedback.sequence._length);
-        if (cancel_after > 0 && nfeedback == cancel_after && !cancel_sent) cancel_sent = send_cancel(cancel_w, cancel_guid, cancel_all ? NULL : id);
+        if (cancel_after > 0 && nfeedback == cancel_after && !cancel_sent) cancel_sent = send_cancel(cancel_w, cancel_guid, cancel_all ? NULL : cid);
       }
       dds_return_loan(fb_r, buf, m);
     }
@@ -547,7 +564,7 @@ static int run_client(cy_node *n, const char *action, long order, long cancel_af
         if (result_len) memcpy(result_seq, r->result.sequence._buffer, sizeof(int32_t) * result_len);
       }
       dds_return_loan(result_r, buf, m);
-      if (got_result && cancel_late && !cancel_sent) cancel_sent = send_cancel(cancel_w, cancel_guid, cancel_all ? NULL : id);
+      if (got_result && cancel_late && !cancel_sent) cancel_sent = send_cancel(cancel_w, cancel_guid, cancel_all ? NULL : cid);
     }
     now = mono_ns();
     /* the result may overtake the terminal status and the cancel reply
@@ -573,7 +590,8 @@ no_server:
 
 int main(int argc, char **argv) {
   common_opts c;
-  const char *mode = "server", *action = "/fibonacci";
+  const char *mode = "server", *action = "/fibonacci", *cancel_id = NULL;
+  uint8_t cid[16];
   double timeout = 30;
   long count = 0, step_ms = 50, order = 10, cancel_after = 0;
   int cancel_all = 0, cancel_late = 0, rc;
@@ -588,6 +606,7 @@ int main(int argc, char **argv) {
       {"order", FLAG_INT, &order, "client: the goal's order (10)"},
       {"cancel-after", FLAG_INT, &cancel_after, "client: cancel the goal after K feedback messages (0 = never)"},
       {"cancel-all", FLAG_BOOL, &cancel_all, "client: the cancel names every goal (goal id and stamp zero)"},
+      {"cancel-id", FLAG_STRING, &cancel_id, "client: the cancel names this goal id (32 hex digits) instead of its own"},
       {"cancel-late", FLAG_BOOL, &cancel_late, "client: send the cancel once the result came (the goal is terminal)"},
       {"timeout", FLAG_DOUBLE, &timeout, "seconds to run (30)"},
       COMMON_FLAGS(c),
@@ -596,11 +615,12 @@ int main(int argc, char **argv) {
   }
   common_check(&c);
   if (order < INT32_MIN || order > INT32_MAX) fatal("--order out of range");
+  if (cancel_id && parse_uuid(cancel_id, cid) < 0) fatal("--cancel-id wants 32 hex digits");
   setvbuf(stdout, NULL, _IOLBF, 0);
   g_deadline = mono_ns() + secs_to_ns(timeout);
   cy_node n = cy_node_new(&c);
   if (strcmp(mode, "server") == 0) rc = run_server(&n, action, count, step_ms);
-  else if (strcmp(mode, "client") == 0) rc = run_client(&n, action, order, cancel_after, cancel_all, cancel_late);
+  else if (strcmp(mode, "client") == 0) rc = run_client(&n, action, order, cancel_after, cancel_all, cancel_late, cancel_id ? cid : NULL);
   else fatal("unknown --mode %s", mode);
   cy_node_close(&n);
   return rc;
