@@ -571,8 +571,8 @@ static int run_client(cy_node *n, const char *action, long order, long cancel_af
      * (other writers): wait up to 1 s for them before the result line */
     if (got_result && ((terminal(shown_status) && (!cancel_sent || cancel_done)) || now >= result_at + NS_PER_S)) {
       uint32_t k;
-      printf("result %d ", result_status);
-      for (k = 0; k < result_len; k++) printf("%s%d", k ? "," : "", (int)result_seq[k]);
+      printf("result %d", result_status);
+      for (k = 0; k < result_len; k++) printf("%c%d", k ? ',' : ' ', (int)result_seq[k]);
       printf("\n");
       free(result_seq);
       return EXIT_OK;
