@@ -134,6 +134,18 @@ if stale "$out/svc_fastdds" "$src/svc_fastdds.cpp" "$src/peer.h" "$src/fastdds.h
   pids="$pids $!"
   built="$built svc_fastdds"
 fi
+# The action peer: test_msgs/action/Fibonacci (actions.idl includes
+# types.idl for builtin_interfaces Time_; its code needs types.c too).
+if stale "$out/gen/actions.c" "$src/actions.idl" "$src/types.idl" "$0"; then
+  idlc -t -x final -I "$src" -o "$out/gen" "$src/actions.idl"
+fi
+if stale "$out/action_cyclone" "$src/action_cyclone.c" "$src/peer.h" "$src/cyclone.h" "$out/gen/types.c" "$out/gen/actions.c" "$0"; then
+  gcc -std=gnu11 -O2 -g $warn -I"$src" -I"$out/gen" -o "$out/action_cyclone.tmp" \
+    "$src/action_cyclone.c" "$out/gen/types.c" "$out/gen/actions.c" -lddsc -lm &&
+    mv "$out/action_cyclone.tmp" "$out/action_cyclone" &
+  pids="$pids $!"
+  built="$built action_cyclone"
+fi
 # The graph listers: Humble layout (types.idl) and Iron/Jazzy layout.
 if stale "$out/gen/graph_jazzy.c" "$src/graph_jazzy.idl" "$0"; then
   idlc -t -x final -o "$out/gen" "$src/graph_jazzy.idl"

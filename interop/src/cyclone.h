@@ -150,10 +150,10 @@ static inline void cy_gid(dds_entity_t e, rmw_dds_common_msg_dds__Gid_ *g) {
 static inline void cy_announce(cy_node *n, const dds_entity_t *readers, int nr, const dds_entity_t *writers, int nw) {
   rmw_dds_common_msg_dds__ParticipantEntitiesInfo_ msg;
   rmw_dds_common_msg_dds__NodeEntitiesInfo_ node;
-  rmw_dds_common_msg_dds__Gid_ rg[4], wg[4];
+  rmw_dds_common_msg_dds__Gid_ rg[8], wg[8];
   int i;
   if (!n->graph) return;
-  if (nr > 4 || nw > 4) fatal("cy_announce: too many endpoints");
+  if (nr > 8 || nw > 8) fatal("cy_announce: too many endpoints");
   if (!n->graph_writer) {
     dds_entity_t t = cy_topic(n, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc, "ros_discovery_info");
     dds_qos_t *q = cy_qos(1, 0, 1);
