@@ -44,7 +44,7 @@ func compareTree(t *testing.T, set *Set, pkgs []string, dir, prefix string) {
 			t.Fatal(err)
 		}
 		for name, want := range files {
-			got, err := os.ReadFile(filepath.Join(dir, pkg, name))
+			got, err := os.ReadFile(filepath.Join(dir, pkg, filepath.FromSlash(name)))
 			if err != nil {
 				t.Errorf("%s/%s: %v (run go generate)", pkg, name, err)
 				continue
@@ -54,8 +54,13 @@ func compareTree(t *testing.T, set *Set, pkgs []string, dir, prefix string) {
 			}
 		}
 		existing, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go"))
+		for _, v := range set.Packages[pkg].Variants {
+			more, _ := filepath.Glob(filepath.Join(dir, pkg, v.Variant, "*.go"))
+			existing = append(existing, more...)
+		}
 		for _, f := range existing {
-			if _, ok := files[filepath.Base(f)]; !ok && isGenerated(f) {
+			rel, _ := filepath.Rel(filepath.Join(dir, pkg), f)
+			if _, ok := files[filepath.ToSlash(rel)]; !ok && isGenerated(f) {
 				t.Errorf("%s: a generated file nros gen no longer produces", f)
 			}
 		}
