@@ -151,8 +151,7 @@ func TestGraphSample(t *testing.T) {
 		a.mu.Lock()
 		b := a.graphSampleLocked()
 		a.mu.Unlock()
-		var info rmw_dds_common.ParticipantEntitiesInfo
-		info.GidSize = rmw_dds_common.GidSizeJazzy // the default until a peer says otherwise
+		var info rmw_dds_common.ParticipantEntitiesInfo // Jazzy's, the default until a peer says otherwise
 		if err := msg.Unmarshal(b, &info); err != nil {
 			t.Fatal(err)
 		}

@@ -1031,7 +1031,7 @@ func (t *Transport) graphSampleLocked() []byte {
 		}
 		k := key{ns, n.Name}
 		if nodes[k] == nil {
-			nodes[k] = &rmw_dds_common.NodeEntitiesInfo{NodeNamespace: ns, NodeName: n.Name, GidSize: t.cfg.GidSize}
+			nodes[k] = &rmw_dds_common.NodeEntitiesInfo{NodeNamespace: ns, NodeName: n.Name}
 			order = append(order, k)
 		}
 		return nodes[k]
@@ -1064,13 +1064,12 @@ func (t *Transport) graphSampleLocked() []byte {
 		return strings.Compare(a.name, b.name)
 	})
 	info := rmw_dds_common.ParticipantEntitiesInfo{
-		Gid:     rmw_dds_common.GidFromGUID(wire.GUID{Prefix: t.prefix, Entity: wire.EntityIDParticipant}.Bytes()),
-		GidSize: t.cfg.GidSize,
+		Gid: rmw_dds_common.GidFromGUID(wire.GUID{Prefix: t.prefix, Entity: wire.EntityIDParticipant}.Bytes()),
 	}
 	for _, k := range order {
 		info.NodeEntitiesInfoSeq = append(info.NodeEntitiesInfoSeq, *nodes[k])
 	}
-	return msg.Marshal(&info, true, nil)
+	return marshalGraph(&info, t.cfg.GidSize)
 }
 
 // A writer's SEDP announcement can reach us after its first HEARTBEAT to
