@@ -9,7 +9,7 @@ import (
 	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
 )
 
-// The ros_discovery_info Gid is char[24] on Humble and older and uint8[16]
+// The ros_discovery_info Gid is char[24] on Humble and older and char[16]
 // from Iron on, and the two layouts do not interoperate. The layout a
 // Transport writes comes from Config.GidSize when set, else from
 // ROS_DISTRO (ConfigFromEnv), else it is learned: the transport starts

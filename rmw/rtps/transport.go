@@ -11,7 +11,7 @@
 // "rt/chatter", type "std_msgs/msg/String" is "std_msgs::msg::dds_::String_";
 // user endpoints are keyless (entity kinds 0x03 and 0x04). The participant
 // announces USER_DATA "enclave=/;", publishes its nodes and their
-// endpoints on ros_discovery_info (Humble Gid layout by default) and reads
+// endpoints on ros_discovery_info (Gid layout: distro.go) and reads
 // the peers' ros_discovery_info: Topics, Endpoints and Nodes answer graph
 // queries over local and remote endpoints.
 //
