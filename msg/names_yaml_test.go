@@ -10,6 +10,7 @@ import (
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/nros_bench"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/msg/std_msgs"
 )
@@ -107,7 +108,7 @@ func (*noYAML) MarshalCDR(*cdr.Encoder)         {}
 func (*noYAML) UnmarshalCDR(*cdr.Decoder) error { return nil }
 
 func TestToYAML(t *testing.T) {
-	info := talkerInfo(rmw_dds_common.GidSizeJazzy)
+	info := talkerInfo()
 	info.NodeEntitiesInfoSeq = append(info.NodeEntitiesInfoSeq, rmw_dds_common.NodeEntitiesInfo{NodeNamespace: "/", NodeName: "_hidden"})
 	tests := []struct {
 		name string
@@ -142,7 +143,8 @@ func TestToYAML(t *testing.T) {
 		{"Empty", &std_msgs.Empty{}, "{}\n"},
 		{"Payload", &nros_bench.Payload{StampNs: 7, Data: []byte{1, 255}}, "stamp_ns: 7\ndata:\n- 1\n- 255\n"},
 		{"Payload no data", &nros_bench.Payload{StampNs: 7}, "stamp_ns: 7\ndata: []\n"},
-		{"Gid", &rmw_dds_common.Gid{}, "data:\n" + strings.Repeat("- 0\n", 24)},
+		{"Gid", &rmw_dds_common.Gid{}, "data:\n" + strings.Repeat("- 0\n", 16)},
+		{"Gid Humble", &humble.Gid{}, "data:\n" + strings.Repeat("- 0\n", 24)},
 		{"reflection fallback", &noYAML{FrameID: "x", StampNs: 3, Values: []float64{1, 0.1, 1e-5, 1e16, -2.5e20}, hidden: 7},
 			"frame_id: x\nstamp_ns: 3\nstamp:\n  sec: 0\n  nanosec: 0\nvalues:\n- 1.0\n- 0.1\n- 1.0e-05\n- 1.0e+16\n- -2.5e+20\nhttp_servers: []\n"},
 	}

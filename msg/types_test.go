@@ -13,6 +13,7 @@ import (
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/nros_bench"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/msg/std_msgs"
 )
@@ -41,7 +42,10 @@ const (
 	pad8      = "0000000000000000"
 )
 
-func talkerInfo(size int) *rmw_dds_common.ParticipantEntitiesInfo {
+// talkerInfo is the ros_discovery_info sample of a participant with the
+// node /talker (one reader, one writer), in the current (Jazzy) layout;
+// humble.FromCurrent gives the Humble one.
+func talkerInfo() *rmw_dds_common.ParticipantEntitiesInfo {
 	return &rmw_dds_common.ParticipantEntitiesInfo{
 		Gid: rmw_dds_common.GidFromGUID(partGUID),
 		NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{{
@@ -49,9 +53,7 @@ func talkerInfo(size int) *rmw_dds_common.ParticipantEntitiesInfo {
 			NodeName:      "talker",
 			ReaderGidSeq:  []rmw_dds_common.Gid{rmw_dds_common.GidFromGUID(readerGUID)},
 			WriterGidSeq:  []rmw_dds_common.Gid{rmw_dds_common.GidFromGUID(writerGUID)},
-			GidSize:       size,
 		}},
-		GidSize: size,
 	}
 }
 
@@ -80,33 +82,22 @@ func vectors() []vector {
 			func() msg.Message { return new(nros_bench.Payload) }, "0807060504030201 03000000 aabbcc"},
 		{"Payload empty data", &nros_bench.Payload{StampNs: -1},
 			func() msg.Message { return new(nros_bench.Payload) }, "ffffffffffffffff 00000000"},
-		{"Gid", func() msg.Message { g := rmw_dds_common.GidFromGUID(partGUID); return &g }(),
-			func() msg.Message { return new(rmw_dds_common.Gid) }, partHex + pad8},
-		{"ros_discovery_info Humble", talkerInfo(0),
-			func() msg.Message { return new(rmw_dds_common.ParticipantEntitiesInfo) },
+		{"Gid Humble", func() msg.Message { g := humble.GidFromGUID(partGUID); return &g }(),
+			func() msg.Message { return new(humble.Gid) }, partHex + pad8},
+		{"Gid Jazzy", func() msg.Message { g := rmw_dds_common.GidFromGUID(partGUID); return &g }(),
+			func() msg.Message { return new(rmw_dds_common.Gid) }, partHex},
+		{"ros_discovery_info Humble", humble.FromCurrent(talkerInfo()),
+			func() msg.Message { return new(humble.ParticipantEntitiesInfo) },
 			partHex + pad8 + " 01000000" +
 				" 02000000 2f00 0000 07000000 74616c6b657200 00" +
 				" 01000000" + readerHex + pad8 + " 01000000" + writerHex + pad8},
-		{"ros_discovery_info Jazzy", talkerInfo(rmw_dds_common.GidSizeJazzy),
+		{"ros_discovery_info Jazzy", talkerInfo(),
 			func() msg.Message { return new(rmw_dds_common.ParticipantEntitiesInfo) },
 			partHex + " 01000000" +
 				" 02000000 2f00 0000 07000000 74616c6b657200 00" +
 				" 01000000" + readerHex + " 01000000" + writerHex},
-		{"ros_discovery_info no nodes", &rmw_dds_common.ParticipantEntitiesInfo{Gid: rmw_dds_common.GidFromGUID(partGUID)},
-			func() msg.Message { return new(rmw_dds_common.ParticipantEntitiesInfo) }, partHex + pad8 + "00000000"},
-	}
-}
-
-// normalize fills in what decoding determines (the detected gid layout) so
-// that a decoded value compares equal to the original.
-func normalize(m msg.Message) {
-	if p, ok := m.(*rmw_dds_common.ParticipantEntitiesInfo); ok {
-		if p.GidSize == 0 {
-			p.GidSize = rmw_dds_common.GidSizeHumble
-		}
-		for i := range p.NodeEntitiesInfoSeq {
-			p.NodeEntitiesInfoSeq[i].GidSize = p.GidSize
-		}
+		{"ros_discovery_info no nodes", &humble.ParticipantEntitiesInfo{Gid: humble.GidFromGUID(partGUID)},
+			func() msg.Message { return new(humble.ParticipantEntitiesInfo) }, partHex + pad8 + "00000000"},
 	}
 }
 
@@ -122,7 +113,6 @@ func TestVectorsLE(t *testing.T) {
 			if err := msg.Unmarshal(want, out); err != nil {
 				t.Fatal(err)
 			}
-			normalize(v.m)
 			if !reflect.DeepEqual(out, v.m) {
 				t.Fatalf("unmarshal got %+v want %+v", out, v.m)
 			}
@@ -140,44 +130,62 @@ func TestVectorsLE(t *testing.T) {
 
 func TestDiscoveryInfoSizes(t *testing.T) {
 	// The wire doc gives 80 bytes after the header for the Jazzy /talker example.
-	if n := len(msg.Marshal(talkerInfo(rmw_dds_common.GidSizeJazzy), true, nil)) - 4; n != 80 {
+	if n := len(msg.Marshal(talkerInfo(), true, nil)) - 4; n != 80 {
 		t.Fatalf("Jazzy body %d bytes, want 80", n)
 	}
-	if n := len(msg.Marshal(talkerInfo(0), true, nil)) - 4; n != 104 {
+	if n := len(msg.Marshal(humble.FromCurrent(talkerInfo()), true, nil)) - 4; n != 104 {
 		t.Fatalf("Humble body %d bytes, want 104", n)
 	}
 }
 
-func TestDiscoveryInfoExplicitLayout(t *testing.T) {
-	humble := msg.Marshal(talkerInfo(0), true, nil)
-	p := &rmw_dds_common.ParticipantEntitiesInfo{GidSize: rmw_dds_common.GidSizeJazzy}
-	// Forcing the Jazzy layout on a Humble sample must not yield the talker.
-	if err := msg.Unmarshal(humble, p); err == nil && len(p.NodeEntitiesInfoSeq) == 1 &&
+// The layouts do not interoperate: a Humble sample read as a Jazzy one
+// (the registered type) is a participant without nodes and bytes left
+// over, not the talker.
+func TestDiscoveryInfoLayoutsDiffer(t *testing.T) {
+	b := msg.Marshal(humble.FromCurrent(talkerInfo()), true, nil)
+	p := new(rmw_dds_common.ParticipantEntitiesInfo)
+	if err := msg.Unmarshal(b, p); err == nil && len(p.NodeEntitiesInfoSeq) == 1 &&
 		p.NodeEntitiesInfoSeq[0].NodeName == "talker" {
 		t.Fatal("Humble sample decoded as Jazzy")
 	}
-	p = &rmw_dds_common.ParticipantEntitiesInfo{GidSize: 7}
-	if err := msg.Unmarshal(humble, p); !errors.Is(err, cdr.ErrInvalid) {
-		t.Fatalf("GidSize 7: %v", err)
+	h := new(humble.ParticipantEntitiesInfo)
+	if err := msg.Unmarshal(b, h); err != nil || !reflect.DeepEqual(h.ToCurrent(), talkerInfo()) {
+		t.Fatalf("Humble: %v %+v", err, h)
 	}
-	p = &rmw_dds_common.ParticipantEntitiesInfo{GidSize: rmw_dds_common.GidSizeHumble}
-	if err := msg.Unmarshal(humble, p); err != nil || p.NodeEntitiesInfoSeq[0].NodeName != "talker" {
-		t.Fatalf("explicit Humble: %v %+v", err, p)
+	if m, ok := msg.New("rmw_dds_common/msg/ParticipantEntitiesInfo"); !ok || reflect.TypeOf(m) != reflect.TypeOf(p) {
+		t.Fatalf("registered type %T, want the Jazzy layout", m)
 	}
 }
 
 func TestNodeNameBound(t *testing.T) {
 	long := strings.Repeat("n", rmw_dds_common.NodeNameMaxLen+1)
-	p := talkerInfo(0)
-	p.NodeEntitiesInfoSeq[0].NodeName = long
-	b := msg.Marshal(p, true, nil)
-	if err := msg.Unmarshal(b, &rmw_dds_common.ParticipantEntitiesInfo{GidSize: 24}); !errors.Is(err, cdr.ErrTooLong) {
-		t.Fatalf("257-byte node name: %v", err)
-	}
-	p.NodeEntitiesInfoSeq[0].NodeName = long[1:]
-	b = msg.Marshal(p, true, nil)
-	if err := msg.Unmarshal(b, &rmw_dds_common.ParticipantEntitiesInfo{}); err != nil {
-		t.Fatalf("256-byte node name: %v", err)
+	for _, layout := range []struct {
+		name  string
+		m     func(*rmw_dds_common.ParticipantEntitiesInfo) msg.Message
+		fresh func() msg.Message
+	}{
+		{"Humble", func(p *rmw_dds_common.ParticipantEntitiesInfo) msg.Message { return humble.FromCurrent(p) },
+			func() msg.Message { return new(humble.ParticipantEntitiesInfo) }},
+		{"Jazzy", func(p *rmw_dds_common.ParticipantEntitiesInfo) msg.Message { return p },
+			func() msg.Message { return new(rmw_dds_common.ParticipantEntitiesInfo) }},
+	} {
+		p := talkerInfo()
+		p.NodeEntitiesInfoSeq[0].NodeName = long
+		b, err := msg.MarshalChecked(layout.m(p), true, nil)
+		if err == nil {
+			t.Errorf("%s: 257-byte node name encoded without error", layout.name)
+		}
+		if err := msg.Unmarshal(b, layout.fresh()); !errors.Is(err, cdr.ErrTooLong) {
+			t.Errorf("%s: 257-byte node name decoded: %v", layout.name, err)
+		}
+		p.NodeEntitiesInfoSeq[0].NodeName = long[1:]
+		b, err = msg.MarshalChecked(layout.m(p), true, nil)
+		if err != nil {
+			t.Fatalf("%s: 256-byte node name: %v", layout.name, err)
+		}
+		if err := msg.Unmarshal(b, layout.fresh()); err != nil {
+			t.Fatalf("%s: 256-byte node name: %v", layout.name, err)
+		}
 	}
 }
 
@@ -192,7 +200,6 @@ func TestRoundTripBE(t *testing.T) {
 			if err := msg.Unmarshal(b, out); err != nil {
 				t.Fatal(err)
 			}
-			normalize(v.m)
 			if !reflect.DeepEqual(out, v.m) {
 				t.Fatalf("got %+v want %+v", out, v.m)
 			}
@@ -207,16 +214,10 @@ func TestRoundTripBE(t *testing.T) {
 
 func TestEveryPrefixFails(t *testing.T) {
 	for _, v := range vectors() {
-		normalize(v.m)
 		for _, le := range []bool{true, false} {
 			full := msg.Marshal(v.m, le, nil)
 			for n := 0; n < len(full); n++ {
 				out := v.fresh()
-				if p, ok := out.(*rmw_dds_common.ParticipantEntitiesInfo); ok {
-					// A prefix of a Humble sample can be a whole Jazzy one:
-					// check truncation with the layout fixed.
-					p.GidSize = v.m.(*rmw_dds_common.ParticipantEntitiesInfo).GidSize
-				}
 				if err := msg.Unmarshal(full[:n], out); err == nil {
 					t.Fatalf("%s le=%v: prefix %d of %d decoded without error", v.name, le, n, len(full))
 				}
@@ -239,9 +240,12 @@ func TestMalformed(t *testing.T) {
 		{"no NUL", "00010000 05000000 68656c6c6f", new(std_msgs.String), cdr.ErrString},
 		{"string too long", "00010000 ffffffff 68", new(std_msgs.String), cdr.ErrTooLong},
 		{"huge octet count", "00010000 0000000000000000 ffffffff", new(nros_bench.Payload), cdr.ErrTooLong},
-		{"huge node count", "00010000 " + partHex + pad8 + " ffffff0f", new(rmw_dds_common.ParticipantEntitiesInfo), cdr.ErrTooLong},
+		{"huge node count", "00010000 " + partHex + pad8 + " ffffff0f", new(humble.ParticipantEntitiesInfo), cdr.ErrTooLong},
+		{"huge node count Jazzy", "00010000 " + partHex + " ffffff0f", new(rmw_dds_common.ParticipantEntitiesInfo), cdr.ErrTooLong},
 		{"huge gid count", "00010000 " + partHex + pad8 + " 01000000 01000000 00 000000 01000000 00 000000 ffff0000",
-			&rmw_dds_common.ParticipantEntitiesInfo{GidSize: 24}, cdr.ErrTooLong},
+			new(humble.ParticipantEntitiesInfo), cdr.ErrTooLong},
+		{"huge gid count Jazzy", "00010000 " + partHex + " 01000000 01000000 00 000000 01000000 00 000000 ffff0000",
+			new(rmw_dds_common.ParticipantEntitiesInfo), cdr.ErrTooLong},
 		{"truncated clock", "00010000 64000000 0065cd", new(rosgraph_msgs.Clock), cdr.ErrTruncated},
 	}
 	for _, tc := range tests {

@@ -96,6 +96,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		for _, p := range pkgs {
 			fmt.Fprintf(stdout, "%s/%s\n", prefix, p)
+			for _, v := range set.Packages[p].Variants {
+				fmt.Fprintf(stdout, "%s/%s/%s\n", prefix, p, v.Variant)
+			}
 		}
 		for _, p := range set.Skipped {
 			fmt.Fprintf(stderr, "nros gen: %s: using the package nros-go ships (-bundled regenerates it)\n", p)

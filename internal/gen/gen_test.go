@@ -44,7 +44,7 @@ func compareTree(t *testing.T, set *Set, pkgs []string, dir, prefix string) {
 			t.Fatal(err)
 		}
 		for name, want := range files {
-			got, err := os.ReadFile(filepath.Join(dir, pkg, name))
+			got, err := os.ReadFile(filepath.Join(dir, pkg, filepath.FromSlash(name)))
 			if err != nil {
 				t.Errorf("%s/%s: %v (run go generate)", pkg, name, err)
 				continue
@@ -54,8 +54,13 @@ func compareTree(t *testing.T, set *Set, pkgs []string, dir, prefix string) {
 			}
 		}
 		existing, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go"))
+		for _, v := range set.Packages[pkg].Variants {
+			more, _ := filepath.Glob(filepath.Join(dir, pkg, v.Variant, "*.go"))
+			existing = append(existing, more...)
+		}
 		for _, f := range existing {
-			if _, ok := files[filepath.Base(f)]; !ok && isGenerated(f) {
+			rel, _ := filepath.Rel(filepath.Join(dir, pkg), f)
+			if _, ok := files[filepath.ToSlash(rel)]; !ok && isGenerated(f) {
 				t.Errorf("%s: a generated file nros gen no longer produces", f)
 			}
 		}
@@ -283,5 +288,59 @@ func TestMainSkipsShippedPackages(t *testing.T) {
 	}
 	if fileExists(filepath.Join(mod, "msg", "std_msgs")) {
 		t.Error("std_msgs generated again")
+	}
+}
+
+// TestVariantWrite: a shipped package's variant (rmw_dds_common's Humble
+// layout) is written to <pkg>/<variant> as Go package <variant>, with its
+// own field sizes, the same type names, no registration, and its stale
+// generated files removed like the main package's.
+func TestVariantWrite(t *testing.T) {
+	set := NewSet()
+	if err := set.LoadBundled(); err != nil {
+		t.Fatal(err)
+	}
+	p := set.Packages["rmw_dds_common"]
+	if p == nil || len(p.Variants) != 1 || p.Variants[0].Variant != "humble" {
+		t.Fatalf("rmw_dds_common variants: %+v", p)
+	}
+	out := t.TempDir()
+	vdir := filepath.Join(out, "rmw_dds_common", "humble")
+	os.MkdirAll(vdir, 0o755)
+	stale := filepath.Join(vdir, "old.go")
+	os.WriteFile(stale, []byte(GeneratedPrefix+" from x. DO NOT EDIT.\n\npackage humble\n"), 0o644)
+	mine := filepath.Join(vdir, "extra.go")
+	os.WriteFile(mine, []byte("package humble\n"), 0o644)
+	if err := set.Write(out, []string{"rmw_dds_common"}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if fileExists(stale) || !fileExists(mine) {
+		t.Errorf("stale generated file kept (%v) or hand-written file removed (%v)", fileExists(stale), !fileExists(mine))
+	}
+	read := func(f string) string {
+		b, err := os.ReadFile(filepath.Join(out, "rmw_dds_common", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	main, humble := read("gid.go"), read("humble/gid.go")
+	for _, want := range []string{"package rmw_dds_common", "Data [16]uint8", `msg.Register("rmw_dds_common/msg/Gid"`} {
+		if !strings.Contains(main, want) {
+			t.Errorf("gid.go lacks %q", want)
+		}
+	}
+	for _, want := range []string{"from rmw_dds_common/humble/msg/Gid.msg", "package humble", "Data [24]uint8",
+		`return "rmw_dds_common::msg::dds_::Gid_"`} {
+		if !strings.Contains(humble, want) {
+			t.Errorf("humble/gid.go lacks %q", want)
+		}
+	}
+	if strings.Contains(humble, "msg.Register") {
+		t.Error("a variant registers its types")
+	}
+	// Nested types resolve inside the variant: a Gid takes 24 bytes.
+	if n := read("humble/node_entities_info.go"); !strings.Contains(n, "m.ReaderGidSeq, 24, -1") {
+		t.Errorf("humble NodeEntitiesInfo does not bound its gids by 24 bytes:\n%s", n)
 	}
 }

@@ -35,6 +35,16 @@ type Package struct {
 	Srvs    []*idl.Srv
 	Actions []*idl.Action
 	Bundled bool // comes from the embedded definitions
+	// Variants are other layouts of a shipped package: its interfaces as
+	// an older distro defines them where the wire format differs (e.g.
+	// rmw_dds_common's Gid, char[24] in Humble). Each is generated as the
+	// Go package <pkg>/<variant>, named after the variant, with the same
+	// ROS and DDS type names; its types are not registered with
+	// msg.Register (the main package's are). The embedded definitions of
+	// variant v of package p are in interfaces/p/v/msg.
+	Variants []*Package
+	// Variant is the name of a variant (empty for a main package).
+	Variant string
 }
 
 // Set is a collection of packages, keyed by name.
@@ -59,14 +69,44 @@ func (s *Set) LoadBundled() error {
 		if !e.IsDir() || s.Packages[e.Name()] != nil {
 			continue
 		}
-		p, err := loadPackage(Interfaces, path.Join("interfaces", e.Name()), e.Name())
+		dir := path.Join("interfaces", e.Name())
+		p, err := loadPackage(Interfaces, dir, e.Name())
 		if err != nil {
 			return err
 		}
 		p.Bundled = true
+		if p.Variants, err = loadVariants(Interfaces, dir, p.Name); err != nil {
+			return err
+		}
 		s.Packages[p.Name] = p
 	}
 	return nil
+}
+
+// loadVariants loads the variants of the package in dir: its subfolders,
+// other than msg, srv and action, that hold interfaces.
+func loadVariants(fsys fs.FS, dir, name string) ([]*Package, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Package
+	for _, e := range ents {
+		sub := path.Join(dir, e.Name())
+		if !e.IsDir() || e.Name() == "msg" || e.Name() == "srv" || e.Name() == "action" || !isPackageDir(fsys, sub) {
+			continue
+		}
+		if !idl.ValidPackageName(e.Name()) || goReserved[e.Name()] {
+			return nil, fmt.Errorf("%s: %q cannot be the Go package name of a variant", sub, e.Name())
+		}
+		v, err := loadPackage(fsys, sub, name)
+		if err != nil {
+			return nil, err
+		}
+		v.Bundled, v.Variant = true, e.Name()
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // BundledNames lists the packages of the embedded definitions.

@@ -10,9 +10,10 @@ import (
 	"strings"
 )
 
-// Write generates the named packages into outDir/<pkg>/ and removes the
-// generated files of earlier runs that are no longer produced there (files
-// without the generated header are left alone).
+// Write generates the named packages into outDir/<pkg>/ (and their
+// variants into outDir/<pkg>/<variant>/) and removes the generated files of
+// earlier runs that are no longer produced there (files without the
+// generated header are left alone).
 func (s *Set) Write(outDir string, pkgs []string, opts Options) error {
 	for _, pkg := range pkgs {
 		files, err := s.Generate(pkg, opts)
@@ -20,14 +21,23 @@ func (s *Set) Write(outDir string, pkgs []string, opts Options) error {
 			return err
 		}
 		dir := filepath.Join(outDir, pkg)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+		dirs := []string{dir}
+		if p := s.Packages[pkg]; p != nil {
+			for _, v := range p.Variants {
+				dirs = append(dirs, filepath.Join(dir, v.Variant))
+			}
 		}
-		old, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-		for _, f := range old {
-			if _, keep := files[filepath.Base(f)]; !keep && isGenerated(f) {
-				if err := os.Remove(f); err != nil {
-					return err
+		for _, d := range dirs {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			old, _ := filepath.Glob(filepath.Join(d, "*.go"))
+			for _, f := range old {
+				rel, _ := filepath.Rel(dir, f)
+				if _, keep := files[filepath.ToSlash(rel)]; !keep && isGenerated(f) {
+					if err := os.Remove(f); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -37,7 +47,7 @@ func (s *Set) Write(outDir string, pkgs []string, opts Options) error {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			p := filepath.Join(dir, n)
+			p := filepath.Join(dir, filepath.FromSlash(n))
 			if cur, err := os.ReadFile(p); err == nil && bytes.Equal(cur, files[n]) {
 				continue
 			} else if err == nil && !isGenerated(p) {

@@ -12,6 +12,7 @@ import (
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
 
 	_ "github.com/nros-go/nros/internal/testmsgs/example_interfaces"
 	_ "github.com/nros-go/nros/internal/testmsgs/test_msgs"
@@ -217,13 +218,14 @@ func TestLoadDir(t *testing.T) {
 	}
 }
 
-// The hand-written rmw_dds_common codec (both Gid layouts) agrees with a
-// codec driven by the Humble and Jazzy definitions.
-func TestHandWrittenRmwDDSCommonMatchesDefinitions(t *testing.T) {
+// The generated rmw_dds_common codecs (Jazzy's, and Humble's in
+// rmw_dds_common/humble) agree with a codec driven by the Humble and Jazzy
+// definitions written out here.
+func TestRmwDDSCommonMatchesDefinitions(t *testing.T) {
 	for _, c := range []struct {
 		size int
 		gid  string
-	}{{rmw_dds_common.GidSizeHumble, "char[24] data\n"}, {rmw_dds_common.GidSizeJazzy, "uint8[16] data\n"}} {
+	}{{rmw_dds_common.GidSizeHumble, "char[24] data\n"}, {rmw_dds_common.GidSizeJazzy, "char[16] data\n"}} {
 		r := dynamic.NewRegistry()
 		for name, def := range map[string]string{
 			"rmw_dds_common/msg/Gid":                     c.gid,
@@ -241,12 +243,16 @@ func TestHandWrittenRmwDDSCommonMatchesDefinitions(t *testing.T) {
 			}
 			return rmw_dds_common.GidFromGUID(u)
 		}
-		info := &rmw_dds_common.ParticipantEntitiesInfo{Gid: g(1), GidSize: c.size,
+		info := &rmw_dds_common.ParticipantEntitiesInfo{Gid: g(1),
 			NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{
 				{NodeNamespace: "/", NodeName: "talker", ReaderGidSeq: []rmw_dds_common.Gid{g(2)}, WriterGidSeq: []rmw_dds_common.Gid{g(3), g(4)}},
 				{NodeNamespace: "/ns", NodeName: "x"},
 			}}
-		data := msg.Marshal(info, true, nil)
+		var m0 msg.Message = info
+		if c.size == rmw_dds_common.GidSizeHumble {
+			m0 = humble.FromCurrent(info)
+		}
+		data := msg.Marshal(m0, true, nil)
 		typ, err := r.Type("rmw_dds_common/msg/ParticipantEntitiesInfo")
 		if err != nil {
 			t.Fatal(err)

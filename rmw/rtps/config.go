@@ -96,9 +96,10 @@ type Config struct {
 	// Enclave is announced in USER_DATA as "enclave=<Enclave>;" (default "/").
 	Enclave string
 	// GidSize is the Gid layout of ros_discovery_info:
-	// rmw_dds_common.GidSizeHumble (24) or GidSizeJazzy (16). Zero learns
-	// it from the first peer sample that parses one way only, starting
-	// with Jazzy's (the current LTS).
+	// rmw_dds_common.GidSizeHumble (24, the types of package
+	// rmw_dds_common/humble) or GidSizeJazzy (16, package rmw_dds_common;
+	// Iron and later). Zero learns it from the first peer sample that
+	// parses one way only, starting with Jazzy's (the current LTS).
 	GidSize int
 	// Logf, if set, receives diagnostics (lost sockets, send errors).
 	Logf func(format string, args ...any)

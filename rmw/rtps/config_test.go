@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps/udp"
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -151,8 +153,7 @@ func TestGraphSample(t *testing.T) {
 		a.mu.Lock()
 		b := a.graphSampleLocked()
 		a.mu.Unlock()
-		var info rmw_dds_common.ParticipantEntitiesInfo
-		info.GidSize = rmw_dds_common.GidSizeJazzy // the default until a peer says otherwise
+		var info rmw_dds_common.ParticipantEntitiesInfo // Jazzy's, the default until a peer says otherwise
 		if err := msg.Unmarshal(b, &info); err != nil {
 			t.Fatal(err)
 		}
@@ -171,6 +172,19 @@ func TestGraphSample(t *testing.T) {
 		if n1.NodeNamespace != "/ns" || n1.NodeName != "listener" || len(n1.ReaderGidSeq) != 1 ||
 			n1.ReaderGidSeq[0].GUID() != s.(*Subscription).GID() {
 			t.Fatalf("node 1 %+v", n1)
+		}
+		// In the Humble layout the same nodes go out with 24-byte gids.
+		a.mu.Lock()
+		a.cfg.GidSize = rmw_dds_common.GidSizeHumble
+		hb := a.graphSampleLocked()
+		a.cfg.GidSize = rmw_dds_common.GidSizeJazzy
+		a.mu.Unlock()
+		var h humble.ParticipantEntitiesInfo
+		if err := msg.Unmarshal(hb, &h); err != nil {
+			t.Fatal(err)
+		}
+		if len(hb) != len(b)+8*(1+1+1) || !reflect.DeepEqual(h.ToCurrent(), &info) {
+			t.Fatalf("Humble sample (%d bytes, Jazzy %d) %+v", len(hb), len(b), h)
 		}
 		// The graph writer is reliable, transient-local, keep last 1 and
 		// republishes on change.

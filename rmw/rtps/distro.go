@@ -4,16 +4,20 @@ import (
 	"strings"
 
 	"github.com/nros-go/nros/cdr"
+	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
 )
 
-// The ros_discovery_info Gid is char[24] on Humble and older and uint8[16]
+// The ros_discovery_info Gid is char[24] on Humble and older and char[16]
 // from Iron on, and the two layouts do not interoperate. The layout a
 // Transport writes comes from Config.GidSize when set, else from
 // ROS_DISTRO (ConfigFromEnv), else it is learned: the transport starts
 // with Jazzy's (the current LTS) and adopts the layout of the first peer
 // sample that parses in one layout only (and republishes its own). Both
-// layouts are always read.
+// layouts are always read. The graph is kept in the current layout
+// (package rmw_dds_common); package rmw_dds_common/humble encodes and
+// decodes the Humble one.
 
 // GidSizeForDistro returns the ros_discovery_info Gid layout of a ROS 2
 // distribution (ROS_DISTRO): rmw_dds_common.GidSizeHumble for Humble and
@@ -36,20 +40,22 @@ func otherGidSize(size int) int {
 	return rmw_dds_common.GidSizeJazzy
 }
 
+// marshalGraph encodes info (with the encapsulation header) in the layout
+// size: Jazzy's for GidSizeJazzy, else Humble's.
+func marshalGraph(info *rmw_dds_common.ParticipantEntitiesInfo, size int) []byte {
+	if size == rmw_dds_common.GidSizeJazzy {
+		return msg.Marshal(info, true, nil)
+	}
+	return msg.Marshal(humble.FromCurrent(info), true, nil)
+}
+
 // decodeGraph decodes a ros_discovery_info sample, in layout size first,
 // then in the other. only is the layout when exactly one parses (0 when
 // both or neither do); info is nil when neither does.
 func decodeGraph(data []byte, size int) (info *rmw_dds_common.ParticipantEntitiesInfo, only int) {
 	var ok [2]*rmw_dds_common.ParticipantEntitiesInfo
 	for i, s := range [2]int{size, otherGidSize(size)} {
-		m := &rmw_dds_common.ParticipantEntitiesInfo{GidSize: s}
-		// Strictly: the sample must end with the message (up to the
-		// padding to 4): a Humble sample also reads as a Jazzy one with
-		// no nodes, and bytes left over.
-		d, err := cdr.NewDecoder(data)
-		if err == nil && m.UnmarshalCDR(d) == nil && d.Err() == nil && d.Remaining() < 4 {
-			ok[i] = m
-		}
+		ok[i] = decodeGraphLayout(data, s)
 	}
 	switch {
 	case ok[0] != nil && ok[1] == nil:
@@ -60,6 +66,32 @@ func decodeGraph(data []byte, size int) (info *rmw_dds_common.ParticipantEntitie
 		return ok[0], 0
 	}
 	return nil, 0
+}
+
+// decodeGraphLayout decodes a sample in the layout size, strictly: the
+// sample must end with the message (up to the padding to 4), since a
+// Humble sample also reads as a Jazzy one with no nodes and bytes left
+// over. It returns nil when the sample does not parse so.
+func decodeGraphLayout(data []byte, size int) *rmw_dds_common.ParticipantEntitiesInfo {
+	d, err := cdr.NewDecoder(data)
+	if err != nil {
+		return nil
+	}
+	switch size {
+	case rmw_dds_common.GidSizeHumble:
+		var h humble.ParticipantEntitiesInfo
+		if h.UnmarshalCDR(d) != nil || d.Err() != nil || d.Remaining() >= 4 {
+			return nil
+		}
+		return h.ToCurrent()
+	case rmw_dds_common.GidSizeJazzy:
+		m := new(rmw_dds_common.ParticipantEntitiesInfo)
+		if m.UnmarshalCDR(d) != nil || d.Err() != nil || d.Remaining() >= 4 {
+			return nil
+		}
+		return m
+	}
+	return nil
 }
 
 // learnGidSizeLocked adopts a peer's layout while the layout is not

@@ -1,11 +1,11 @@
 package rtps
 
 import (
+	"reflect"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
 	"github.com/nros-go/nros/rmw/rtps/udp"
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -32,11 +32,11 @@ func TestGidSizeForDistro(t *testing.T) {
 // parses one way only says which.
 func TestDecodeGraphBothLayouts(t *testing.T) {
 	for _, size := range []int{rmw_dds_common.GidSizeHumble, rmw_dds_common.GidSizeJazzy} {
-		info := rmw_dds_common.ParticipantEntitiesInfo{GidSize: size,
+		info := rmw_dds_common.ParticipantEntitiesInfo{
 			Gid: rmw_dds_common.GidFromGUID([16]byte{1, 2, 3}),
-			NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{{NodeNamespace: "/", NodeName: "n", GidSize: size,
+			NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{{NodeNamespace: "/", NodeName: "n",
 				ReaderGidSeq: []rmw_dds_common.Gid{rmw_dds_common.GidFromGUID([16]byte{9})}}}}
-		data := msg.Marshal(&info, true, nil)
+		data := marshalGraph(&info, size)
 		for _, pref := range []int{rmw_dds_common.GidSizeHumble, rmw_dds_common.GidSizeJazzy} {
 			got, only := decodeGraph(data, pref)
 			if got == nil || len(got.NodeEntitiesInfoSeq) != 1 || got.NodeEntitiesInfoSeq[0].NodeName != "n" ||
@@ -45,6 +45,9 @@ func TestDecodeGraphBothLayouts(t *testing.T) {
 			}
 			if only != size {
 				t.Fatalf("size %d: only %d", size, only)
+			}
+			if !reflect.DeepEqual(got, &info) {
+				t.Fatalf("size %d read as %d first: %+v, want %+v", size, pref, got, &info)
 			}
 		}
 	}
@@ -89,10 +92,10 @@ func TestGidLayoutLearned(t *testing.T) {
 // layout, the other, or neither, never panicking.
 func FuzzDecodeGraph(f *testing.F) {
 	for _, size := range []int{rmw_dds_common.GidSizeHumble, rmw_dds_common.GidSizeJazzy} {
-		info := rmw_dds_common.ParticipantEntitiesInfo{GidSize: size,
-			NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{{NodeNamespace: "/", NodeName: "n", GidSize: size,
+		info := rmw_dds_common.ParticipantEntitiesInfo{
+			NodeEntitiesInfoSeq: []rmw_dds_common.NodeEntitiesInfo{{NodeNamespace: "/", NodeName: "n",
 				WriterGidSeq: []rmw_dds_common.Gid{{}}}}}
-		f.Add(msg.Marshal(&info, true, nil))
+		f.Add(marshalGraph(&info, size))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		info, only := decodeGraph(b, rmw_dds_common.GidSizeHumble)

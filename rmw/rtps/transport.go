@@ -11,7 +11,7 @@
 // "rt/chatter", type "std_msgs/msg/String" is "std_msgs::msg::dds_::String_";
 // user endpoints are keyless (entity kinds 0x03 and 0x04). The participant
 // announces USER_DATA "enclave=/;", publishes its nodes and their
-// endpoints on ros_discovery_info (Humble Gid layout by default) and reads
+// endpoints on ros_discovery_info (Gid layout: distro.go) and reads
 // the peers' ros_discovery_info: Topics, Endpoints and Nodes answer graph
 // queries over local and remote endpoints.
 //
@@ -1031,7 +1031,7 @@ func (t *Transport) graphSampleLocked() []byte {
 		}
 		k := key{ns, n.Name}
 		if nodes[k] == nil {
-			nodes[k] = &rmw_dds_common.NodeEntitiesInfo{NodeNamespace: ns, NodeName: n.Name, GidSize: t.cfg.GidSize}
+			nodes[k] = &rmw_dds_common.NodeEntitiesInfo{NodeNamespace: ns, NodeName: n.Name}
 			order = append(order, k)
 		}
 		return nodes[k]
@@ -1064,13 +1064,12 @@ func (t *Transport) graphSampleLocked() []byte {
 		return strings.Compare(a.name, b.name)
 	})
 	info := rmw_dds_common.ParticipantEntitiesInfo{
-		Gid:     rmw_dds_common.GidFromGUID(wire.GUID{Prefix: t.prefix, Entity: wire.EntityIDParticipant}.Bytes()),
-		GidSize: t.cfg.GidSize,
+		Gid: rmw_dds_common.GidFromGUID(wire.GUID{Prefix: t.prefix, Entity: wire.EntityIDParticipant}.Bytes()),
 	}
 	for _, k := range order {
 		info.NodeEntitiesInfoSeq = append(info.NodeEntitiesInfoSeq, *nodes[k])
 	}
-	return msg.Marshal(&info, true, nil)
+	return marshalGraph(&info, t.cfg.GidSize)
 }
 
 // A writer's SEDP announcement can reach us after its first HEARTBEAT to
