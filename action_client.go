@@ -43,7 +43,7 @@ type ActionClient[Goal, Result, Feedback any] struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
-	mu     sync.Mutex
+	mu       sync.Mutex
 	goals    map[GoalID]*clientEntry[Result, Feedback]
 	retiring []GoalID // ended goals kept for late feedback, oldest first
 	closed   bool

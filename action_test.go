@@ -101,7 +101,9 @@ func TestActionTypesChecked(t *testing.T) {
 		f := newActionFixture(t)
 		defer f.stop()
 		_, err := NewActionServer(f.server, "x", ActionHandlers[std_msgs.String, std_msgs.String, std_msgs.String]{
-			Execute: func(context.Context, *ServerGoal[std_msgs.String, std_msgs.String]) (*std_msgs.String, error) { return nil, nil }})
+			Execute: func(context.Context, *ServerGoal[std_msgs.String, std_msgs.String]) (*std_msgs.String, error) {
+				return nil, nil
+			}})
 		if err == nil {
 			t.Fatal("a server of non-action types was made")
 		}
