@@ -403,10 +403,10 @@ func (s *ActionServer[Goal, Result, Feedback]) onCancel(id GoalID, stamp Time) *
 		switch e := s.goals[id]; {
 		case e == nil:
 			unknown = true
-		case e.status.Terminal():
-			terminal = true
 		case cancelable(e.status):
 			cands = append(cands, e)
+		default: // ended, or canceling already: rcl_action calls both terminated
+			terminal = true
 		}
 	}
 	if id.IsZero() || !stamp.IsZero() {
@@ -435,15 +435,20 @@ func (s *ActionServer[Goal, Result, Feedback]) onCancel(id GoalID, stamp Time) *
 		}
 		s.mu.Unlock()
 	}
+	// rcl_action's codes, then rclcpp's rule: candidates that the Cancel
+	// handler all refused make the request REJECTED. A request for every
+	// goal (or a stamp) that finds none is not an error.
 	switch {
 	case len(resp.GoalsCanceling) > 0:
 		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_NONE
+	case len(cands) > 0:
+		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_REJECTED
 	case unknown:
 		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_UNKNOWN_GOAL_ID
 	case terminal:
 		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_GOAL_TERMINATED
 	default:
-		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_REJECTED
+		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_NONE
 	}
 	if len(stop) > 0 {
 		s.publishStatus()
