@@ -230,4 +230,3 @@ func TestCycloneActionClientToGoServer(t *testing.T) {
 		t.Fatalf("cancel all:\n%s", strings.Join(lines, "\n"))
 	}
 }
-
