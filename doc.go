@@ -21,6 +21,12 @@
 // callbacks and timers, on the goroutine that calls [Executor.Spin] (until
 // its context.Context ends) or [Executor.SpinOnce].
 //
+// Services ([NewService], [NewClient]) and actions ([NewActionServer],
+// [NewActionClient]) are typed the same way and speak ROS 2's request/reply
+// and action protocols on the wire. An action server's Execute runs each
+// goal on a goroutine of its own with a context that an accepted cancel
+// cancels; goal stamps and result expiry follow the node's ROS clock.
+//
 // # Simulated time
 //
 // Every node declares the reserved bool parameter use_sim_time (false).
