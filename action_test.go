@@ -503,3 +503,40 @@ func FuzzActionWrappers(f *testing.F) {
 		}
 	})
 }
+
+// A goal already CANCELING named again is "terminated" for rcl_action; an
+// Execute that finishes anyway (ignoring its ctx) ends SUCCEEDED.
+func TestActionCancelWhileCanceling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newActionFixture(t)
+		defer f.stop()
+		release := make(chan struct{})
+		if _, err := NewActionServer(f.server, "fib", ActionHandlers[fibGoal, fibResult, fibFeedback]{
+			Execute: func(context.Context, *ServerGoal[fibGoal, fibFeedback]) (*fibResult, error) {
+				<-release // deaf to its ctx
+				return &fibResult{Sequence: []int32{0, 1, 1, 2}}, nil
+			}}); err != nil {
+			t.Fatal(err)
+		}
+		c := newFibClient(t, f.client, "fib")
+		ctx := context.Background()
+		g, err := c.SendGoal(ctx, &fibGoal{Order: 3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Cancel(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if g.Status() != GoalStatusCanceling {
+			t.Fatalf("status %v", g.Status())
+		}
+		if err := g.Cancel(ctx); !errors.Is(err, ErrGoalTerminated) {
+			t.Fatalf("second cancel: %v", err)
+		}
+		close(release)
+		if res, st, err := g.Result(ctx); err != nil || st != GoalStatusSucceeded || len(res.Sequence) != 4 {
+			t.Fatalf("%v %v %v", res, st, err)
+		}
+	})
+}
