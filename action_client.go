@@ -407,13 +407,9 @@ func (c *ActionClient[Goal, Result, Feedback]) Close() error { return c.close() 
 func (c *ActionClient[Goal, Result, Feedback]) attach(*Executor) {}
 
 func (c *ActionClient[Goal, Result, Feedback]) close() error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	if !firstClose(&c.mu, &c.closed) {
 		return nil
 	}
-	c.closed = true
-	c.mu.Unlock()
 	c.stop()
 	var errs []error
 	for _, cl := range c.closers {

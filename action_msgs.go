@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/nros-go/nros/cdr"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
@@ -190,6 +191,15 @@ func (m *feedbackMessage[F, PF]) UnmarshalCDR(d *cdr.Decoder) error {
 		return err
 	}
 	return PF(&m.Feedback).UnmarshalCDR(d)
+}
+
+// firstClose sets *closed under mu and reports whether this call did it.
+func firstClose(mu *sync.Mutex, closed *bool) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	first := !*closed
+	*closed = true
+	return first
 }
 
 func stampOf(t Time) builtin_interfaces.Time {

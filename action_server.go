@@ -510,16 +510,11 @@ func (s *ActionServer[Goal, Result, Feedback]) Close() error { return s.close() 
 func (s *ActionServer[Goal, Result, Feedback]) attach(*Executor) {}
 
 func (s *ActionServer[Goal, Result, Feedback]) close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !firstClose(&s.mu, &s.closed) {
 		return nil
 	}
-	s.closed = true
-	s.mu.Unlock()
 	s.stop()
-	err := s.closeParts()
-	return err
+	return s.closeParts()
 }
 
 // closeParts closes send_goal and cancel_goal, waits for the goals'
