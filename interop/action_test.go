@@ -63,9 +63,9 @@ func TestGoActionClientToCycloneServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var statuses []nros.GoalStatus
-	for st := goal.Status(); ; {
+	for {
 		ch := goal.StatusChanged()
-		st = goal.Status()
+		st := goal.Status()
 		if len(statuses) == 0 || statuses[len(statuses)-1] != st {
 			statuses = append(statuses, st)
 		}
