@@ -26,9 +26,13 @@ var (
 )
 
 // ActionClient sends goals to an action server and follows them. SendGoal,
-// Cancel and the result need no spinning; feedback and status messages
-// arrive through the node's executor, so spin it to receive them. Its
-// methods are safe for concurrent use.
+// Cancel and the result need no spinning of the client's node; feedback and
+// status messages arrive through its executor, so spin it to receive them.
+// Its methods are safe for concurrent use. SendGoal and Cancel block until
+// the server answers (as Client.Call): called from a callback of the
+// executor that also runs the server (a feedback callback cancelling its
+// goal, say), they wait until their ctx ends; call them from a goroutine of
+// their own there.
 type ActionClient[Goal, Result, Feedback any] struct {
 	node *Node
 	name string
@@ -198,7 +202,7 @@ func NewActionClient[Goal, Result, Feedback any, PG MessagePtr[Goal], PR Message
 		if err != nil {
 			return GoalStatusUnknown, nil, err
 		}
-		return resp.Status, &resp.Result, nil
+		return knownStatus(int8(resp.Status)), &resp.Result, nil
 	}
 	cc, err := NewClient[action_msgs.CancelGoal_Request, action_msgs.CancelGoal_Response](n, prefix+"cancel_goal")
 	if err != nil {
@@ -209,9 +213,9 @@ func NewActionClient[Goal, Result, Feedback any, PG MessagePtr[Goal], PR Message
 	c.ready = append(c.ready, cc.ServiceIsReady)
 	fb, err := NewSubscription[feedbackMessage[Feedback, PF]](n, prefix+"feedback", DefaultQoS(), func(m *feedbackMessage[Feedback, PF]) {
 		c.mu.Lock()
-		e := c.goals[m.ID]
+		e, closed := c.goals[m.ID], c.closed
 		c.mu.Unlock()
-		if e != nil && e.feedback != nil {
+		if !closed && e != nil && e.feedback != nil {
 			e.feedback(&m.Feedback)
 		}
 	})
@@ -345,11 +349,20 @@ func (c *ActionClient[Goal, Result, Feedback]) retire(id GoalID, e *clientEntry[
 	}
 }
 
+// knownStatus maps a status from the wire to the defined ones (anything
+// else is UNKNOWN).
+func knownStatus(v int8) GoalStatus {
+	if v < int8(GoalStatusUnknown) || v > int8(GoalStatusAborted) {
+		return GoalStatusUnknown
+	}
+	return GoalStatus(v)
+}
+
 // onStatus runs on the executor goroutine (the status topic).
 func (c *ActionClient[Goal, Result, Feedback]) onStatus(m *action_msgs.GoalStatusArray) {
 	for i := range m.StatusList {
 		s := &m.StatusList[i]
-		id, st := GoalID(s.GoalInfo.GoalID.UUID), GoalStatus(s.Status)
+		id, st := GoalID(s.GoalInfo.GoalID.UUID), knownStatus(s.Status)
 		c.mu.Lock()
 		e := c.goals[id]
 		c.mu.Unlock()
@@ -401,7 +414,8 @@ func (c *ActionClient[Goal, Result, Feedback]) cancel(ctx context.Context, id Go
 }
 
 // Close releases the client: results still awaited end with ErrActionClosed
-// and no feedback callback starts once it returns. Safe to call twice.
+// and no feedback callback runs once it returns (called from one, it does
+// not wait for that one). Safe to call twice.
 func (c *ActionClient[Goal, Result, Feedback]) Close() error { return c.close() }
 
 func (c *ActionClient[Goal, Result, Feedback]) attach(*Executor) {}
@@ -416,5 +430,6 @@ func (c *ActionClient[Goal, Result, Feedback]) close() error {
 		errs = append(errs, cl())
 	}
 	c.wg.Wait()
+	c.node.quiesce() // a feedback callback still running has returned
 	return errors.Join(errs...)
 }

@@ -260,9 +260,15 @@ func NewActionServer[Goal, Result, Feedback any, PG MessagePtr[Goal], PR Message
 		return nil, err
 	}
 	s.closeRest = append(s.closeRest, gr.Close)
-	cg, err := NewService[action_msgs.CancelGoal_Request, action_msgs.CancelGoal_Response](n, prefix+"cancel_goal",
-		func(_ context.Context, req *action_msgs.CancelGoal_Request) (*action_msgs.CancelGoal_Response, error) {
-			return s.onCancel(GoalID(req.GoalInfo.GoalID.UUID), timeOf(req.GoalInfo.Stamp)), nil
+	cg, err := NewDeferredService[action_msgs.CancelGoal_Request, action_msgs.CancelGoal_Response](n, prefix+"cancel_goal",
+		func(req *action_msgs.CancelGoal_Request, r *Responder[action_msgs.CancelGoal_Response]) {
+			resp := &action_msgs.CancelGoal_Response{ReturnCode: action_msgs.CancelGoal_Response_ERROR_REJECTED}
+			defer func() { // sent even if the Cancel handler panics (then REJECTED)
+				if err := r.Send(resp); err != nil && !s.isClosed() {
+					s.node.log.Warn("action cancel response not sent", "action", s.name, "error", err)
+				}
+			}()
+			resp = s.onCancel(GoalID(req.GoalInfo.GoalID.UUID), timeOf(req.GoalInfo.Stamp))
 		})
 	if err != nil {
 		return nil, err
@@ -300,7 +306,14 @@ func (s *ActionServer[Goal, Result, Feedback]) isClosed() bool {
 }
 
 // onSendGoal runs on the executor goroutine (the send_goal service).
-func (s *ActionServer[Goal, Result, Feedback]) onSendGoal(id GoalID, goal *Goal, publish func(GoalID, *Feedback) error, respond func(bool, Time)) {
+func (s *ActionServer[Goal, Result, Feedback]) onSendGoal(id GoalID, goal *Goal, publish func(GoalID, *Feedback) error, respond0 func(bool, Time)) {
+	answered := false
+	respond := func(ok bool, t Time) { answered = true; respond0(ok, t) }
+	defer func() {
+		if !answered { // the Goal handler panicked: the client hears "rejected", not silence
+			respond0(false, Time{})
+		}
+	}()
 	s.mu.Lock()
 	refuse := s.closed
 	if _, dup := s.goals[id]; dup {
@@ -373,6 +386,9 @@ func (s *ActionServer[Goal, Result, Feedback]) executeSafe(ctx context.Context, 
 	return s.h.Execute(ctx, g)
 }
 
+// maxResultWaiters bounds the result requests one running goal holds.
+const maxResultWaiters = 256
+
 // onGetResult runs on the executor goroutine (the get_result service):
 // answers at once for an ended or unknown goal, else when the goal ends.
 func (s *ActionServer[Goal, Result, Feedback]) onGetResult(id GoalID, answer func(GoalStatus, *Result)) {
@@ -386,6 +402,9 @@ func (s *ActionServer[Goal, Result, Feedback]) onGetResult(id GoalID, answer fun
 		st, res := e.status, e.result
 		s.mu.Unlock()
 		answer(st, res)
+	case len(e.waiters) >= maxResultWaiters:
+		s.mu.Unlock()
+		answer(GoalStatusUnknown, nil) // a client that asks again and again
 	default:
 		e.waiters = append(e.waiters, answer)
 		s.mu.Unlock()
@@ -399,7 +418,7 @@ func (s *ActionServer[Goal, Result, Feedback]) onCancel(id GoalID, stamp Time) *
 	var cands []*goalEntry[Goal, Result, Feedback]
 	unknown, terminal := false, false
 	s.mu.Lock()
-	if !id.IsZero() {
+	if !id.IsZero() && stamp.IsZero() {
 		switch e := s.goals[id]; {
 		case e == nil:
 			unknown = true
@@ -411,10 +430,10 @@ func (s *ActionServer[Goal, Result, Feedback]) onCancel(id GoalID, stamp Time) *
 	}
 	if id.IsZero() || !stamp.IsZero() {
 		for _, e := range s.order {
-			if e.h.id == id || !cancelable(e.status) {
+			if !cancelable(e.status) {
 				continue
 			}
-			if id.IsZero() && stamp.IsZero() || !e.h.stamp.After(stamp) {
+			if e.h.id == id || stamp.IsZero() || !e.h.stamp.After(stamp) {
 				cands = append(cands, e)
 			}
 		}
@@ -422,8 +441,14 @@ func (s *ActionServer[Goal, Result, Feedback]) onCancel(id GoalID, stamp Time) *
 	s.mu.Unlock()
 	resp := &action_msgs.CancelGoal_Response{}
 	var stop []context.CancelFunc
+	refused := 0
 	for _, e := range cands {
+		if !cancelable(e.h.Status()) { // ended since: not the handler's to judge
+			terminal = terminal || e.h.id == id && stamp.IsZero()
+			continue
+		}
 		if s.h.Cancel != nil && s.h.Cancel(e.h) != CancelAccept {
+			refused++
 			continue
 		}
 		s.mu.Lock()
@@ -441,7 +466,7 @@ func (s *ActionServer[Goal, Result, Feedback]) onCancel(id GoalID, stamp Time) *
 	switch {
 	case len(resp.GoalsCanceling) > 0:
 		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_NONE
-	case len(cands) > 0:
+	case refused > 0:
 		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_REJECTED
 	case unknown:
 		resp.ReturnCode = action_msgs.CancelGoal_Response_ERROR_UNKNOWN_GOAL_ID
@@ -502,9 +527,9 @@ func (s *ActionServer[Goal, Result, Feedback]) publishStatus() {
 }
 
 // Close stops the server: no new goal is taken, the contexts of executing
-// goals are cancelled and Close waits for their Execute to return (so it
-// must not be called from Execute); then the endpoints close. Safe to call
-// twice.
+// goals are cancelled and Close waits for their Execute to return (so
+// neither it nor Node.Close may be called from Execute); then the endpoints
+// close, and no handler runs once it returns. Safe to call twice.
 func (s *ActionServer[Goal, Result, Feedback]) Close() error { return s.close() }
 
 func (s *ActionServer[Goal, Result, Feedback]) attach(*Executor) {}
@@ -514,7 +539,9 @@ func (s *ActionServer[Goal, Result, Feedback]) close() error {
 		return nil
 	}
 	s.stop()
-	return s.closeParts()
+	err := s.closeParts()
+	s.node.quiesce() // a Goal or Cancel handler still running has returned
+	return err
 }
 
 // closeParts closes send_goal and cancel_goal, waits for the goals'

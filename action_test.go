@@ -540,3 +540,73 @@ func TestActionCancelWhileCanceling(t *testing.T) {
 		}
 	})
 }
+
+// Review findings: a Goal or Cancel handler that panics still answers
+// (rejected), no feedback callback runs once the client's Close returns,
+// statuses from outside are mapped to the defined ones, and a cancel that
+// names a goal and a stamp follows rcl_action (no per-goal error codes).
+func TestActionHardening(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newActionFixture(t)
+		defer f.stop()
+		gate, inside := make(chan struct{}), make(chan struct{})
+		h := fibExec(nil)
+		h.Goal = func(_ GoalID, g *fibGoal) GoalResponse {
+			if g.Order == 13 {
+				panic("unlucky")
+			}
+			return GoalAccept
+		}
+		h.Cancel = func(*ServerGoal[fibGoal, fibFeedback]) CancelResponse { panic("no") }
+		h.Execute = func(ctx context.Context, g *ServerGoal[fibGoal, fibFeedback]) (*fibResult, error) {
+			g.PublishFeedback(&fibFeedback{})
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		if _, err := NewActionServer(f.server, "fib", h); err != nil {
+			t.Fatal(err)
+		}
+		c := newFibClient(t, f.client, "fib")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		if _, err := c.SendGoal(ctx, &fibGoal{Order: 13}, nil); !errors.Is(err, ErrGoalRejected) {
+			t.Fatalf("Goal handler panicked: %v", err)
+		}
+		g, err := c.SendGoal(ctx, &fibGoal{Order: 5}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Cancel(ctx); !errors.Is(err, ErrCancelRejected) {
+			t.Fatalf("Cancel handler panicked: %v", err)
+		}
+		if ids, err := c.cancel(ctx, NewGoalID(), NewTime(1, 0)); err != nil || len(ids) != 0 {
+			t.Fatalf("unknown id with a stamp: %v %v", ids, err)
+		}
+		once := false
+		if _, err := c.SendGoal(ctx, &fibGoal{Order: 5}, func(*fibFeedback) {
+			if !once { // blocks the executor: nothing else is asked of it below
+				once = true
+				close(inside)
+				<-gate
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		<-inside
+		closed := make(chan struct{})
+		go func() { c.Close(); close(closed) }()
+		synctest.Wait()
+		select {
+		case <-closed:
+			t.Fatal("Close returned while a feedback callback was running")
+		default:
+		}
+		close(gate)
+		<-closed
+	})
+	for v, want := range map[int8]GoalStatus{0: GoalStatusUnknown, 4: GoalStatusSucceeded, 6: GoalStatusAborted, 7: GoalStatusUnknown, -1: GoalStatusUnknown, 42: GoalStatusUnknown} {
+		if got := knownStatus(v); got != want {
+			t.Errorf("knownStatus(%d) = %v", v, got)
+		}
+	}
+}

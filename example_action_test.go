@@ -17,6 +17,7 @@ func ExampleNewActionServer() {
 	ctx := nros.NewContext() // the in-process transport
 	defer ctx.Shutdown()
 	node, _ := nros.NewNode("fibonacci_server", nros.WithContext(ctx))
+	defer node.Close() // closes the server and client: no goroutine of theirs is left
 	_, err := nros.NewActionServer(node, "fibonacci", nros.ActionHandlers[test_msgs.Fibonacci_Goal, test_msgs.Fibonacci_Result, test_msgs.Fibonacci_Feedback]{
 		Execute: func(ctx context.Context, g *nros.ServerGoal[test_msgs.Fibonacci_Goal, test_msgs.Fibonacci_Feedback]) (*test_msgs.Fibonacci_Result, error) {
 			seq := []int32{0, 1}

@@ -373,6 +373,17 @@ func (n *Node) Close() error {
 	return errors.Join(errs...)
 }
 
+// quiesce waits until no pass of the node's executor is running (at once
+// when called from one, or when the node has no executor).
+func (n *Node) quiesce() {
+	n.mu.Lock()
+	e := n.exec
+	n.mu.Unlock()
+	if e != nil {
+		e.loop.Quiesce()
+	}
+}
+
 // AddNode makes the executor run the node's callbacks. A node belongs to at
 // most one executor.
 func (e *Executor) AddNode(n *Node) error {
