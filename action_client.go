@@ -416,7 +416,10 @@ func (c *ActionClient[Goal, Result, Feedback]) cancel(ctx context.Context, id Go
 // Close releases the client: results still awaited end with ErrActionClosed
 // and no feedback callback runs once it returns (called from one, it does
 // not wait for that one). Safe to call twice.
-func (c *ActionClient[Goal, Result, Feedback]) Close() error { return c.close() }
+func (c *ActionClient[Goal, Result, Feedback]) Close() error {
+	c.node.removeEntity(c)
+	return c.close()
+}
 
 func (c *ActionClient[Goal, Result, Feedback]) attach(*Executor) {}
 

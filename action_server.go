@@ -530,7 +530,10 @@ func (s *ActionServer[Goal, Result, Feedback]) publishStatus() {
 // goals are cancelled and Close waits for their Execute to return (so
 // neither it nor Node.Close may be called from Execute); then the endpoints
 // close, and no handler runs once it returns. Safe to call twice.
-func (s *ActionServer[Goal, Result, Feedback]) Close() error { return s.close() }
+func (s *ActionServer[Goal, Result, Feedback]) Close() error {
+	s.node.removeEntity(s)
+	return s.close()
+}
 
 func (s *ActionServer[Goal, Result, Feedback]) attach(*Executor) {}
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -371,6 +372,17 @@ func (n *Node) Close() error {
 		e.loop.Quiesce()
 	}
 	return errors.Join(errs...)
+}
+
+// removeEntity forgets a publisher, subscription, service, client or action
+// endpoint its owner closes, so that a node that makes and closes many does
+// not keep them all until it closes itself.
+func (n *Node) removeEntity(en nodeEntity) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if i := slices.Index(n.entities, en); i >= 0 {
+		n.entities = slices.Delete(n.entities, i, i+1)
+	}
 }
 
 // quiesce waits until no pass of the node's executor is running (at once

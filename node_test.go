@@ -3,6 +3,7 @@ package nros
 import (
 	"bytes"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,10 +13,12 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/cdr"
+	"github.com/nros-go/nros/internal/testmsgs/test_msgs"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/msg/std_msgs"
+	"github.com/nros-go/nros/msg/std_srvs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
 )
@@ -496,4 +499,47 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Closing an endpoint forgets it: a node that makes and closes many keeps
+// none of them.
+func TestClosedEndpointsLeaveTheNode(t *testing.T) {
+	ctx := NewContext(WithTransport(intra.New()), WithLogOutput(io.Discard))
+	defer ctx.Shutdown()
+	n, err := NewNode("churn", WithContext(ctx), WithoutParameterServices())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	n.mu.Lock()
+	base := len(n.entities)
+	n.mu.Unlock()
+	for range 50 {
+		p, err := NewPublisher[std_msgs.String](n, "a", DefaultQoS())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewSubscription[std_msgs.String](n, "a", DefaultQoS(), func(*std_msgs.String) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](n, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ac, err := NewActionClient[test_msgs.Fibonacci_Goal, test_msgs.Fibonacci_Result, test_msgs.Fibonacci_Feedback](n, "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cl := range []interface{ Close() error }{p, s, c, ac} {
+			if err := cl.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.entities) != base {
+		t.Fatalf("%d entities kept, %d before", len(n.entities), base)
+	}
 }

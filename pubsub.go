@@ -126,7 +126,10 @@ func (p *Publisher[T]) Publish(m *T) error {
 func (p *Publisher[T]) MatchedSubscriptions() int { return p.pub.MatchedSubscriptions() }
 
 // Close closes the publisher. It is safe to call twice.
-func (p *Publisher[T]) Close() error { return p.close() }
+func (p *Publisher[T]) Close() error {
+	p.node.removeEntity(p)
+	return p.close()
+}
 
 func (p *Publisher[T]) attach(*Executor) {}
 func (p *Publisher[T]) close() error {
@@ -317,7 +320,10 @@ func (s *Subscription[T]) AgeViolations() uint64 { return s.lateCount.Load() }
 func (s *Subscription[T]) MatchedPublishers() int { return s.sub.MatchedPublishers() }
 
 // Close unsubscribes. Queued messages are discarded. Safe to call twice.
-func (s *Subscription[T]) Close() error { return s.close() }
+func (s *Subscription[T]) Close() error {
+	s.node.removeEntity(s)
+	return s.close()
+}
 
 // Identity names the subscription in panic reports.
 func (s *Subscription[T]) Identity() (string, uint64, string) { return "subscription", s.id, s.topic }

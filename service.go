@@ -248,7 +248,10 @@ func (s *Service[Req, Resp]) Identity() (string, uint64, string) { return "servi
 
 // Close stops the service; requests waiting are discarded and Responders
 // of requests in progress fail. Safe to call twice.
-func (s *Service[Req, Resp]) Close() error { return s.close() }
+func (s *Service[Req, Resp]) Close() error {
+	s.node.removeEntity(s)
+	return s.close()
+}
 
 func (s *Service[Req, Resp]) sendResponse(id rmw.RequestID, r *Resp) error {
 	if s.closing.Load() {
@@ -574,7 +577,10 @@ func (c *Client[Req, Resp]) decodeSafe(b []byte) (v *Resp, err error) {
 
 // Close releases the client; calls in progress return ErrServiceClosed.
 // Safe to call twice.
-func (c *Client[Req, Resp]) Close() error { return c.close() }
+func (c *Client[Req, Resp]) Close() error {
+	c.node.removeEntity(c)
+	return c.close()
+}
 
 func (c *Client[Req, Resp]) attach(*Executor) {}
 
