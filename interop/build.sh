@@ -146,6 +146,14 @@ if stale "$out/action_cyclone" "$src/action_cyclone.c" "$src/peer.h" "$src/cyclo
   pids="$pids $!"
   built="$built action_cyclone"
 fi
+# Its Fast DDS twin (hand-written CDR, rmw_fastrtps's request/reply mapping).
+if stale "$out/action_fastdds" "$src/action_fastdds.cpp" "$src/peer.h" "$src/fastdds.hpp" "$0"; then
+  g++ -std=c++17 -O2 -g $warn -I"$src" -o "$out/action_fastdds.tmp" \
+    "$src/action_fastdds.cpp" -lfastrtps -lfastcdr -lpthread -lm &&
+    mv "$out/action_fastdds.tmp" "$out/action_fastdds" &
+  pids="$pids $!"
+  built="$built action_fastdds"
+fi
 # The graph listers: Humble layout (types.idl) and Iron/Jazzy layout.
 if stale "$out/gen/graph_jazzy.c" "$src/graph_jazzy.idl" "$0"; then
   idlc -t -x final -o "$out/gen" "$src/graph_jazzy.idl"
