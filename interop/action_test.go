@@ -28,16 +28,25 @@ func fibonacci(order int) []int32 {
 	return seq
 }
 
-// TestGoActionClientToCycloneServer: a Go action client drives
-// action_cyclone (a Cyclone DDS program that speaks ROS 2 actions as
-// rmw_cyclonedds does): a goal to its end with feedback and status, a
-// rejected goal, a goal cancelled mid-way, a cancel of an ended goal and of
-// an unknown goal, and a cancel of every goal.
-func TestGoActionClientToCycloneServer(t *testing.T) {
+// TestGoActionClientToPeerServer: a Go action client drives action_cyclone
+// and action_fastdds (programs that speak ROS 2 actions as rmw_cyclonedds
+// and rmw_fastrtps do, each in its vendor's request mapping): a goal to its
+// end with feedback and status, a rejected goal, a goal cancelled mid-way, a
+// cancel of an ended goal, and a cancel of every goal.
+func TestGoActionClientToPeerServer(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			t.Parallel()
+			goActionClientToPeer(t, vendor)
+		})
+	}
+}
+
+func goActionClientToPeer(t *testing.T, vendor string) {
 	dom := Domain(t)
-	srv := Start(t, "action_cyclone", "--mode", "server", "--action", "/fibonacci", "--count", "3",
+	srv := Start(t, "action_"+vendor, "--mode", "server", "--action", "/fibonacci", "--count", "3",
 		"--step-ms", "20", "--timeout", "90", "--domain", fmt.Sprint(dom))
 	g := newGoNode(t, dom, "go_action_client")
 	c, err := nros.NewActionClient[fibGoal, fibResult, fibFeedback](g.node, "fibonacci")
@@ -150,11 +159,21 @@ func TestGoActionClientToCycloneServer(t *testing.T) {
 	}
 }
 
-// TestCycloneActionClientToGoServer: action_cyclone as the client of a Go
-// action server, on every path of the wire protocol it can take.
-func TestCycloneActionClientToGoServer(t *testing.T) {
+// TestPeerActionClientToGoServer: action_cyclone and action_fastdds as
+// clients of a Go action server, on every path of the wire protocol they
+// can take.
+func TestPeerActionClientToGoServer(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			t.Parallel()
+			peerActionClientToGo(t, vendor)
+		})
+	}
+}
+
+func peerActionClientToGo(t *testing.T, vendor string) {
 	dom := Domain(t)
 	g := newGoNode(t, dom, "go_action_server")
 	h := nros.ActionHandlers[fibGoal, fibResult, fibFeedback]{
@@ -186,7 +205,7 @@ func TestCycloneActionClientToGoServer(t *testing.T) {
 	g.spin()
 	run := func(args ...string) []string {
 		t.Helper()
-		cl := Start(t, "action_cyclone", append([]string{"--mode", "client", "--action", "/fibonacci",
+		cl := Start(t, "action_"+vendor, append([]string{"--mode", "client", "--action", "/fibonacci",
 			"--timeout", "60", "--domain", fmt.Sprint(dom)}, args...)...)
 		if rc, err := cl.Wait(70 * time.Second); err != nil || rc != ExitOK {
 			t.Fatalf("%v: exit %d %v\n%s", args, rc, err, strings.Join(cl.Lines(), "\n"))
