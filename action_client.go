@@ -151,16 +151,7 @@ func (g *ClientGoal[Result]) finish(st GoalStatus, res *Result, err error) {
 // types: nros.NewActionClient[test_msgs.Fibonacci_Goal,
 // test_msgs.Fibonacci_Result, test_msgs.Fibonacci_Feedback](node, "fibonacci").
 func NewActionClient[Goal, Result, Feedback any, PG MessagePtr[Goal], PR MessagePtr[Result], PF MessagePtr[Feedback]](n *Node, name string, opts ...ActionOption) (*ActionClient[Goal, Result, Feedback], error) {
-	if n == nil {
-		return nil, ErrNilNode
-	}
-	if _, err := actionOptions(opts); err != nil {
-		return nil, err
-	}
-	if _, err := actionTypes(PG(new(Goal)).TypeName(), PR(new(Result)).TypeName(), PF(new(Feedback)).TypeName()); err != nil {
-		return nil, err
-	}
-	resolved, err := n.resolveAction(name)
+	_, resolved, err := n.actionEndpoint(name, opts, PG(new(Goal)).TypeName(), PR(new(Result)).TypeName(), PF(new(Feedback)).TypeName())
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +164,7 @@ func NewActionClient[Goal, Result, Feedback any, PG MessagePtr[Goal], PR Message
 	ok := false
 	defer func() {
 		if !ok {
-			_ = c.close()
+			_ = c.Close()
 		}
 	}()
 	prefix := resolved + "/_action/"

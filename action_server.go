@@ -50,6 +50,23 @@ func actionOptions(opts []ActionOption) (actionConfig, error) {
 // keep last 1 (a late client learns the current states at once).
 func actionStatusQoS() QoS { return TransientLocalQoS(1) }
 
+// actionEndpoint is where an action server and client both start: the
+// options, the three types checked to be one action's, the resolved name.
+func (n *Node) actionEndpoint(name string, opts []ActionOption, goal, result, feedback string) (actionConfig, string, error) {
+	if n == nil {
+		return actionConfig{}, "", ErrNilNode
+	}
+	cfg, err := actionOptions(opts)
+	if err != nil {
+		return cfg, "", err
+	}
+	if _, err := actionTypes(goal, result, feedback); err != nil {
+		return cfg, "", err
+	}
+	resolved, err := n.resolveAction(name)
+	return cfg, resolved, err
+}
+
 // resolveAction expands and remaps an action name as rcl_action does: as a
 // topic name; its services and topics live under NAME/_action/.
 func (n *Node) resolveAction(name string) (string, error) {
@@ -183,22 +200,12 @@ type ActionServer[Goal, Result, Feedback any] struct {
 // Feedback (e.g. test_msgs.Fibonacci_Goal, _Result, _Feedback): Go infers
 // them from h.
 func NewActionServer[Goal, Result, Feedback any, PG MessagePtr[Goal], PR MessagePtr[Result], PF MessagePtr[Feedback]](n *Node, name string, h ActionHandlers[Goal, Result, Feedback], opts ...ActionOption) (*ActionServer[Goal, Result, Feedback], error) {
-	if n == nil {
-		return nil, ErrNilNode
+	cfg, resolved, err := n.actionEndpoint(name, opts, PG(new(Goal)).TypeName(), PR(new(Result)).TypeName(), PF(new(Feedback)).TypeName())
+	if err != nil {
+		return nil, err
 	}
 	if h.Execute == nil {
 		return nil, errors.New("nros: action server needs an Execute handler")
-	}
-	cfg, err := actionOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := actionTypes(PG(new(Goal)).TypeName(), PR(new(Result)).TypeName(), PF(new(Feedback)).TypeName()); err != nil {
-		return nil, err
-	}
-	resolved, err := n.resolveAction(name)
-	if err != nil {
-		return nil, err
 	}
 	s := &ActionServer[Goal, Result, Feedback]{node: n, name: resolved, h: h, clock: n.Clock(),
 		resultTimeout: cfg.resultTimeout, goals: map[GoalID]*goalEntry[Goal, Result, Feedback]{}}
@@ -212,7 +219,7 @@ func NewActionServer[Goal, Result, Feedback any, PG MessagePtr[Goal], PR Message
 	ok := false
 	defer func() {
 		if !ok {
-			_ = s.close()
+			_ = s.Close()
 		}
 	}()
 	prefix := resolved + "/_action/"
