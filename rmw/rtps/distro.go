@@ -77,19 +77,16 @@ func decodeGraphLayout(data []byte, size int) *rmw_dds_common.ParticipantEntitie
 	if err != nil {
 		return nil
 	}
+	whole := func(m msg.Message) bool { return m.UnmarshalCDR(d) == nil && d.Err() == nil && d.Remaining() < 4 }
 	switch size {
 	case rmw_dds_common.GidSizeHumble:
-		var h humble.ParticipantEntitiesInfo
-		if h.UnmarshalCDR(d) != nil || d.Err() != nil || d.Remaining() >= 4 {
-			return nil
+		if h := new(humble.ParticipantEntitiesInfo); whole(h) {
+			return h.ToCurrent()
 		}
-		return h.ToCurrent()
 	case rmw_dds_common.GidSizeJazzy:
-		m := new(rmw_dds_common.ParticipantEntitiesInfo)
-		if m.UnmarshalCDR(d) != nil || d.Err() != nil || d.Remaining() >= 4 {
-			return nil
+		if m := new(rmw_dds_common.ParticipantEntitiesInfo); whole(m) {
+			return m
 		}
-		return m
 	}
 	return nil
 }
