@@ -36,3 +36,18 @@ type Message interface {
 	// panic, on truncated or malformed input.
 	UnmarshalCDR(d *cdr.Decoder) error
 }
+
+// TypeHasher is implemented by generated messages: TypeHash returns the
+// type's RIHS01 hash ("RIHS01_" and 64 lowercase hex digits), as ROS 2 Iron
+// and later compute it from the type description. Transports announce it
+// (DDS USER_DATA "typehash=", Zenoh key expressions).
+type TypeHasher interface {
+	TypeHash() string
+}
+
+// ServiceTypeHasher is implemented by the generated request and response
+// types of a service: ServiceTypeHash returns the RIHS01 hash of the
+// service type itself (std_srvs/srv/SetBool for SetBool_Request).
+type ServiceTypeHasher interface {
+	ServiceTypeHash() string
+}

@@ -175,6 +175,13 @@ type EndpointOptions struct {
 	// OnEvent, if set, is called (on a transport goroutine) for endpoint
 	// events. It must not block.
 	OnEvent func(Event)
+	// TypeHash is the RIHS01 hash of the endpoint's type ("RIHS01_" and
+	// 64 hex digits), or "" when the type has none (a hand-written type).
+	// For a service endpoint it is the hash of the service type.
+	TypeHash string
+	// RequestTypeHash and ResponseTypeHash are, for service endpoints, the
+	// hashes of the request and response message types.
+	RequestTypeHash, ResponseTypeHash string
 }
 
 // Transport creates publishers and subscriptions on ROS topics.
