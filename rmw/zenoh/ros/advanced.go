@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Transient-local topics, as rmw_zenoh (every release since zenoh 1.1:
-// Humble 0.1.x, Jazzy 0.2.x and later) does them with zenoh-ext's
+// Transient-local topics, as rmw_zenoh (Humble 0.1.2, Jazzy 0.2.2,
+// Rolling 0.4.0 and every later release) does them with zenoh-ext's
 // AdvancedPublisher and AdvancedSubscriber. <key> is the topic's data key.
 //
 // Publisher (durability TRANSIENT_LOCAL):
@@ -51,7 +51,7 @@ import (
 // sequence number, or same timestamp) dropped.
 //
 // The first releases (Humble 0.1.0-0.1.1, Jazzy 0.2.0-0.2.1, Rolling
-// 0.3.0) used zenoh-ext's PublicationCache and QueryingSubscriber instead:
+// 0.3.0-0.3.1) used zenoh-ext's PublicationCache and QueryingSubscriber instead:
 // the publisher's cache (history = depth) is a complete queryable on
 // "<zid>/<key>" (LegacyCacheKey); a transient-local subscriber queries
 // "*/<key>" (LegacyHistoryQueryKey: target ALL, consolidation NONE, any

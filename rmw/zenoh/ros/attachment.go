@@ -31,13 +31,13 @@ type AttachmentLayout uint8
 const (
 	// LayoutCurrent is the zenoh-ext serialization of (int64, int64,
 	// [16]uint8): 8 bytes LE, 8 bytes LE, LEB128 length 16, 16 bytes; 33
-	// bytes. Every release from Humble 0.1.2, Jazzy 0.2.2, Rolling 0.4.0
-	// and Kilted 0.6.0 on.
+	// bytes. Every release from Humble 0.1.2, Jazzy 0.2.4 and Kilted
+	// 0.6.0 on (Rolling after 0.5.0).
 	LayoutCurrent AttachmentLayout = iota
 	// LayoutKeyed prefixes each value with its name as a zenoh-ext string
 	// ("sequence_number", "source_timestamp", "source_gid"); 77 bytes.
-	// Humble 0.1.0-0.1.1, Jazzy 0.2.0-0.2.1 and Rolling 0.3.0 sent it, and
-	// their readers require it.
+	// Humble 0.1.0-0.1.1, Jazzy 0.2.0-0.2.3 and Rolling 0.3.0-0.5.0 sent
+	// it, and their readers require it.
 	LayoutKeyed
 )
 

@@ -77,9 +77,9 @@
 // LE, from 1 per publisher or client), the source timestamp (int64 LE,
 // system clock ns), LEB128 16, the 16-byte gid. A reply carries the
 // request's sequence number and the client's gid (ReplyAttachment).
-// rmw_zenoh 0.1.0-0.1.1 (Humble), 0.2.0-0.2.1 (Jazzy) and 0.3.0 (Rolling)
-// prefixed each value with its name as a zenoh-ext string (77 bytes,
-// LayoutKeyed); ParseAttachment reads both.
+// rmw_zenoh 0.1.0-0.1.1 (Humble), 0.2.0-0.2.3 (Jazzy) and 0.3.0-0.5.0
+// (Rolling) prefixed each value with its name as a zenoh-ext string (77
+// bytes, LayoutKeyed); ParseAttachment reads both.
 //
 // # Gids
 //
@@ -90,9 +90,11 @@
 //
 // Across released rmw_zenoh versions the wire differs only in: the type
 // hash (Humble: TypeHashNotSupported), the attachment layout of the
-// earliest releases (above), and the optional backends chunk of 0.10+.
-// Token layout, QoS field, gid, service mapping and the advanced
-// publisher are the same from Humble 0.1.2 / Jazzy 0.2.2 on. Pre-release
+// earliest releases (above), transient-local topics (PublicationCache and
+// QueryingSubscriber before Humble 0.1.2, Jazzy 0.2.2 and Rolling 0.4.0;
+// AdvancedPublisher and AdvancedSubscriber since: advanced.go) and the
+// optional backends chunk of 0.10+. Token layout, QoS field, gid and the
+// service mapping are the same in every release. Pre-release
 // rmw_zenoh (2023-2024, zenoh 0.x) used other layouts that no release
 // shipped; they are not supported.
 package ros
