@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
+
+	// The definitions come from the generated types the program links.
+	_ "github.com/nros-go/nros/msg/rosgraph_msgs"
+	_ "github.com/nros-go/nros/msg/std_msgs"
 )
 
 // A recorded bag stores each type's message definition as rosbag2 does

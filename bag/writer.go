@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/nros-go/nros/internal/gen"
+	"github.com/nros-go/nros/msg"
 	"math"
 	"os"
 	"path/filepath"
@@ -37,6 +37,13 @@ type WriterOptions struct {
 // Writer writes a rosbag2 bag: a directory with storage files and, when
 // closed, a metadata.yaml of version MetadataVersion. Its methods must be
 // called from one goroutine.
+//
+// Beside each type it stores the type's definition (an MCAP ros2msg
+// schema, a sqlite3 message_definitions row) as rosbag2 does, taken from
+// the generated Go type (msg.Definition): the program must link the
+// type's package (nros gen output included; the nros command links every
+// package nros-go ships). Other types get an empty definition, which
+// readers that play raw bytes accept.
 type Writer struct {
 	dir    string
 	base   string
@@ -407,10 +414,10 @@ func (m *mcapWriter) addTopic(id int, t *Topic) error {
 	if !ok {
 		sid = uint16(len(m.schemas) + 1)
 		m.schemas[t.Type] = sid
-		// The definition as rosbag2 stores it, for the types nros-go
-		// ships; an empty ros2msg schema otherwise, which readers that
-		// play raw bytes accept.
-		def, _ := gen.MessageDefinition(t.Type)
+		// The definition as rosbag2 stores it, for a generated type the
+		// program links (msg.Definition); an empty ros2msg schema
+		// otherwise, which readers that play raw bytes accept.
+		def, _ := msg.Definition(t.Type)
 		if err := m.w.WriteSchema(&mcap.Schema{ID: sid, Name: t.Type, Encoding: "ros2msg", Data: []byte(def)}); err != nil {
 			return err
 		}
@@ -513,9 +520,9 @@ func (s *sqliteWriter) addTopic(id int, t *Topic) error {
 		return err
 	}
 	// One message_definitions row per type, as rosbag2 writes it (an
-	// empty definition for a type nros-go does not ship).
+	// empty definition for a type the program does not link).
 	s.defined[t.Type] = true
-	def, _ := gen.MessageDefinition(t.Type)
+	def, _ := msg.Definition(t.Type)
 	_, err = s.tx.Exec("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",
 		t.Type, "ros2msg", def, t.TypeDescriptionHash)
 	return err

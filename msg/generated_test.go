@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/nros-go/nros/cdr"
-	"github.com/nros-go/nros/internal/gen"
-	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/internal/idl"
+	"github.com/nros-go/nros/internal/interfaces"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 
@@ -41,9 +41,9 @@ import (
 
 // definitions loads the definitions of every generated type: the shipped
 // packages and test_msgs.
-func definitions(t testing.TB) (*gen.Set, []*idl.Msg) {
+func definitions(t testing.TB) (*interfaces.Set, []*idl.Msg) {
 	t.Helper()
-	set := gen.NewSet()
+	set := interfaces.NewSet()
 	if err := set.Load("../internal/gen/testdata/interfaces"); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func definitions(t testing.TB) (*gen.Set, []*idl.Msg) {
 // generated structs, walking the Go value and its definition together
 // (generated fields are in definition order).
 type filler struct {
-	set  *gen.Set
+	set  *interfaces.Set
 	rng  *rand.Rand
 	defs map[string]*idl.Msg
 	// over makes the first bounded field it meets one element or

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/nros-go/nros/cdr"
-	"github.com/nros-go/nros/internal/gen"
-	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/internal/idl"
+	"github.com/nros-go/nros/internal/interfaces"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
@@ -152,7 +152,7 @@ func TestHumbleVariantRoundTrip(t *testing.T) {
 		t.Fatal("no Humble variant of rmw_dds_common")
 	}
 	v := p.Variants[0]
-	vset := gen.NewSet()
+	vset := interfaces.NewSet()
 	maps.Copy(vset.Packages, set.Packages)
 	vset.Packages["rmw_dds_common"] = v
 	fresh := map[string]func() msg.Message{

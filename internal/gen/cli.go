@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/nros-go/nros/internal/interfaces"
 )
 
 const genUsage = `usage: nros gen [-o DIR] [-import PATH] [-bundled] PATH...
@@ -56,7 +58,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		prefix = p
 	}
-	set := NewSet()
+	set := interfaces.NewSet()
 	if !*bundled {
 		if err := set.LoadBundled(); err != nil {
 			fmt.Fprintf(stderr, "nros gen: %v\n", err)
@@ -80,7 +82,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "nros gen: %v\n", err)
 			return 1
 		}
-		pkgs = BundledNames()
+		pkgs = interfaces.BundledNames()
 		for _, n := range pkgs {
 			set.Packages[n].Bundled = false
 		}
@@ -89,7 +91,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	sort.Strings(pkgs)
-	if err := set.Write(*out, pkgs, Options{ImportPrefix: prefix}); err != nil {
+	if err := Write(set, *out, pkgs, Options{ImportPrefix: prefix}); err != nil {
 		fmt.Fprintf(stderr, "nros gen: %v\n", err)
 		return 1
 	}

@@ -6,7 +6,8 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/internal/idl"
+	"github.com/nros-go/nros/internal/interfaces"
 )
 
 // FuzzGenerate checks that any definition the parser accepts yields Go
@@ -22,7 +23,7 @@ func FuzzGenerate(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	bundled := NewSet()
+	bundled := interfaces.NewSet()
 	if err := bundled.LoadBundled(); err != nil {
 		f.Fatal(err)
 	}
@@ -32,12 +33,12 @@ func FuzzGenerate(f *testing.F) {
 			return
 		}
 		other := &idl.Msg{Package: "p", Namespace: "msg", Name: "Other", Fields: []idl.Field{{Name: "x", Type: idl.Type{Kind: idl.Int8}}}}
-		set := &Set{Packages: maps.Clone(bundled.Packages)}
-		set.Packages["p"] = &Package{Name: "p", Msgs: []*idl.Msg{m, other}}
+		set := &interfaces.Set{Packages: maps.Clone(bundled.Packages)}
+		set.Packages["p"] = &interfaces.Package{Name: "p", Msgs: []*idl.Msg{m, other}}
 		if set.Check([]string{"p"}) != nil {
 			return
 		}
-		files, err := set.Generate("p", Options{ImportPrefix: "x/msg"})
+		files, err := Generate(set, "p", Options{ImportPrefix: "x/msg"})
 		if err != nil {
 			t.Fatalf("generation failed for an accepted definition: %v\n%s", err, src)
 		}

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nros-go/nros/internal/interfaces"
 )
 
 // repoRoot is the module root, two levels up from this package.
@@ -16,16 +19,16 @@ const repoRoot = "../.."
 // the test packages (internal/testmsgs) and fails on any difference, so the
 // committed code never drifts from the definitions or the generator.
 func TestCommittedPackagesUpToDate(t *testing.T) {
-	set := NewSet()
+	set := interfaces.NewSet()
 	if err := set.LoadBundled(); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range set.Packages {
 		p.Bundled = false
 	}
-	compareTree(t, set, BundledNames(), filepath.Join(repoRoot, "msg"), NROSMsgPath)
+	compareTree(t, set, interfaces.BundledNames(), filepath.Join(repoRoot, "msg"), NROSMsgPath)
 
-	tset := NewSet()
+	tset := interfaces.NewSet()
 	if err := tset.LoadBundled(); err != nil {
 		t.Fatal(err)
 	}
@@ -36,10 +39,10 @@ func TestCommittedPackagesUpToDate(t *testing.T) {
 		"github.com/nros-go/nros/internal/testmsgs")
 }
 
-func compareTree(t *testing.T, set *Set, pkgs []string, dir, prefix string) {
+func compareTree(t *testing.T, set *interfaces.Set, pkgs []string, dir, prefix string) {
 	t.Helper()
 	for _, pkg := range pkgs {
-		files, err := set.Generate(pkg, Options{ImportPrefix: prefix})
+		files, err := Generate(set, pkg, Options{ImportPrefix: prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,12 +143,12 @@ func TestUnknownTypeError(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "my_msgs", "msg"), 0o755)
 	os.WriteFile(filepath.Join(dir, "my_msgs", "msg", "A.msg"), []byte("int32 x\nother_msgs/B b\n"), 0o644)
-	set := NewSet()
+	set := interfaces.NewSet()
 	if err := set.Load(filepath.Join(dir, "my_msgs")); err != nil {
 		t.Fatal(err)
 	}
 	set.LoadBundled()
-	_, err := set.Generate("my_msgs", Options{ImportPrefix: "x/msg"})
+	_, err := Generate(set, "my_msgs", Options{ImportPrefix: "x/msg"})
 	if err == nil || !strings.Contains(err.Error(), "A.msg:2: field b: unknown type other_msgs/B") {
 		t.Errorf("error %v", err)
 	}
@@ -156,11 +159,11 @@ func TestNoSelfNesting(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "p", "msg"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "msg", "A.msg"), []byte("B b\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "p", "msg", "B.msg"), []byte("A[1] a\n"), 0o644)
-	set := NewSet()
+	set := interfaces.NewSet()
 	if err := set.Load(filepath.Join(dir, "p")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := set.Generate("p", Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), "contains itself") {
+	if _, err := Generate(set, "p", Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), "contains itself") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -169,12 +172,12 @@ func TestBareHeaderHint(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "my_msgs", "msg"), 0o755)
 	os.WriteFile(filepath.Join(dir, "my_msgs", "msg", "A.msg"), []byte("Header header\n"), 0o644)
-	set := NewSet()
+	set := interfaces.NewSet()
 	if err := set.Load(filepath.Join(dir, "my_msgs")); err != nil {
 		t.Fatal(err)
 	}
 	set.LoadBundled()
-	if _, err := set.Generate("my_msgs", Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), "write std_msgs/Header") {
+	if _, err := Generate(set, "my_msgs", Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), "write std_msgs/Header") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -194,12 +197,12 @@ func TestNameClashes(t *testing.T) {
 			os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
 			os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
 		}
-		set := NewSet()
+		set := interfaces.NewSet()
 		if err := set.Load(dir); err != nil {
 			t.Fatal(err)
 		}
 		set.LoadBundled()
-		if _, err := set.Generate(c.pkg, Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Generate(set, c.pkg, Options{ImportPrefix: "x"}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.files, err, c.want)
 		}
 	}
@@ -263,6 +266,76 @@ func TestMainWrites(t *testing.T) {
 	}
 }
 
+// TestMainTypeHashes: the types `nros gen` writes for a user's interfaces
+// carry the hashes ROS 2 computes for them (known values: a message with
+// bounded strings, a service, an action), and a .msg message carries its
+// definition with those of the shipped types it uses.
+func TestMainTypeHashes(t *testing.T) {
+	mod := t.TempDir()
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/r\n\ngo 1.26.0\n"), 0o644)
+	share := filepath.Join(mod, "prefix", "share")
+	strs, err := os.ReadFile("testdata/interfaces/test_msgs/msg/Strings.msg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, src := range map[string]string{
+		"test_msgs/msg/Strings.msg":                        string(strs),
+		"example_interfaces/srv/AddTwoInts.srv":            "int64 a\nint64 b\n---\nint64 sum\n",
+		"custom_action_interfaces/action/Fibonacci.action": "int32 order\n---\nint32[] sequence\n---\nint32[] partial_sequence\n",
+		"my_msgs/msg/Stamped.msg":                          "# a stamped value\nstd_msgs/Header header\nfloat64 value\n",
+	} {
+		os.MkdirAll(filepath.Join(share, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(share, f), []byte(src), 0o644)
+	}
+	out := filepath.Join(mod, "msg")
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-o", out, filepath.Join(mod, "prefix")}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	read := func(f string) string {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	method := func(typ, name, value string) string {
+		return "func (*" + typ + ") " + name + "() string {\n\treturn " + strconv.Quote(value) + "\n}"
+	}
+	for file, wants := range map[string][]string{
+		"test_msgs/strings.go": {method("Strings", "TypeHash", "RIHS01_eee55533636293ac7c94c62432eedb5777eb849847d2a17b4dcead8c4a20ab32"),
+			method("Strings", "MessageDefinition", string(strs))},
+		"example_interfaces/add_two_ints_srv.go": {
+			method("AddTwoInts_Request", "TypeHash", "RIHS01_000c5fd92d6b2e1a05949348f584d6d652adea1e92d691792011ac2273508302"),
+			method("AddTwoInts_Request", "ServiceTypeHash", "RIHS01_e118de6bf5eeb66a2491b5bda11202e7b68f198d6f67922cf30364858239c81a"),
+			method("AddTwoInts_Response", "ServiceTypeHash", "RIHS01_e118de6bf5eeb66a2491b5bda11202e7b68f198d6f67922cf30364858239c81a")},
+		"custom_action_interfaces/fibonacci_action.go": {
+			method("Fibonacci_Goal", "TypeHash", "RIHS01_3cce4e2f29dd61d845e5d9855df63808ee69963a1b2499b502d7175c8ef9ebdc"),
+			method("Fibonacci_SendGoal_Request", "TypeHash", "RIHS01_eda9edac51edbc2591a084a904d1dbba336595136f4da7fc92ba35ab418f6a05"),
+			method("Fibonacci_SendGoal_Request", "ServiceTypeHash", "RIHS01_cd44195cea6407c31072909245178934e410f8ce3ffca90ab35a8e77a5dd08d7"),
+			method("Fibonacci_SendGoal_Response", "ServiceTypeHash", "RIHS01_cd44195cea6407c31072909245178934e410f8ce3ffca90ab35a8e77a5dd08d7"),
+			method("Fibonacci_GetResult_Request", "ServiceTypeHash", "RIHS01_2d01fbf73115b49b28af7e932bc7ff5ac9c94c19b9f71769dd81242a2667925a"),
+			method("Fibonacci_GetResult_Response", "TypeHash", "RIHS01_55ff57e8116baa89667710fed2e1a7de0e552cc02e284d53b361eca519f7012e"),
+			method("Fibonacci_FeedbackMessage", "TypeHash", "RIHS01_0b862d2c534bf2d42019c82fcc71a0eeeee9d8023cc77277163f7f246876be07")},
+		"my_msgs/stamped.go": {method("Stamped", "MessageDefinition", "# a stamped value\nstd_msgs/Header header\nfloat64 value\n"+
+			strings.Repeat("=", 80)+"\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n"+
+			strings.Repeat("=", 80)+"\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n")},
+	} {
+		src := read(file)
+		for _, want := range wants {
+			if !strings.Contains(src, want) {
+				t.Errorf("%s lacks\n%s", file, want)
+			}
+		}
+	}
+	// Neither the goal nor the feedback message belongs to a service, and
+	// only .msg messages carry a definition.
+	if src := read("custom_action_interfaces/fibonacci_action.go"); strings.Contains(src, "(*Fibonacci_Goal) ServiceTypeHash") ||
+		strings.Contains(src, "(*Fibonacci_FeedbackMessage) ServiceTypeHash") || strings.Contains(src, "MessageDefinition") {
+		t.Error("fibonacci_action.go: a service hash or a definition where none belongs")
+	}
+}
+
 // A share tree that also holds a shipped package (std_msgs) generates only
 // the user's packages; their references use the shipped std_msgs.
 func TestMainSkipsShippedPackages(t *testing.T) {
@@ -296,7 +369,7 @@ func TestMainSkipsShippedPackages(t *testing.T) {
 // own field sizes, the same type names, no registration, and its stale
 // generated files removed like the main package's.
 func TestVariantWrite(t *testing.T) {
-	set := NewSet()
+	set := interfaces.NewSet()
 	if err := set.LoadBundled(); err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +384,7 @@ func TestVariantWrite(t *testing.T) {
 	os.WriteFile(stale, []byte(GeneratedPrefix+" from x. DO NOT EDIT.\n\npackage humble\n"), 0o644)
 	mine := filepath.Join(vdir, "extra.go")
 	os.WriteFile(mine, []byte("package humble\n"), 0o644)
-	if err := set.Write(out, []string{"rmw_dds_common"}, Options{}); err != nil {
+	if err := Write(set, out, []string{"rmw_dds_common"}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if fileExists(stale) || !fileExists(mine) {
@@ -342,5 +415,39 @@ func TestVariantWrite(t *testing.T) {
 	// Nested types resolve inside the variant: a Gid takes 24 bytes.
 	if n := read("humble/node_entities_info.go"); !strings.Contains(n, "m.ReaderGidSeq, 24, -1") {
 		t.Errorf("humble NodeEntitiesInfo does not bound its gids by 24 bytes:\n%s", n)
+	}
+}
+
+// TestProgramsDoNotLinkGenerator: the library, bags and the example
+// programs carry their types' hashes and definitions in the generated code,
+// so they link neither the generator, the parser, the hash computation nor
+// the embedded interface definitions; only msg/dynamic (types known at run
+// time) and the nros command do.
+func TestProgramsDoNotLinkGenerator(t *testing.T) {
+	forbidden := []string{"github.com/nros-go/nros/internal/gen", "github.com/nros-go/nros/internal/idl",
+		"github.com/nros-go/nros/internal/typehash", "github.com/nros-go/nros/internal/interfaces", "go/parser", "go/format"}
+	pkgs := []string{".", "./rmw/...", "./bag", "./simtest", "./examples/..."}
+	cmd := exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, pkgs...)...)
+	cmd.Dir = repoRoot
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 20 {
+		t.Fatalf("go list -deps gave %d packages", len(deps))
+	}
+	for _, d := range deps {
+		for _, f := range forbidden {
+			if d == f || strings.HasPrefix(d, f+"/") {
+				t.Errorf("%s links %s", strings.Join(pkgs, " "), d)
+			}
+		}
+	}
+	// The command that generates code and decodes unknown types does.
+	cmd = exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/nros")
+	cmd.Dir = repoRoot
+	if out, err = cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "github.com/nros-go/nros/internal/gen\n") {
+		t.Errorf("cmd/nros does not link the generator (%v)", err)
 	}
 }

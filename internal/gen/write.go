@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nros-go/nros/internal/interfaces"
 )
 
-// Write generates the named packages into outDir/<pkg>/ (and their
+// Write generates the named packages of s into outDir/<pkg>/ (and their
 // variants into outDir/<pkg>/<variant>/) and removes the generated files of
 // earlier runs that are no longer produced there (files without the
 // generated header are left alone).
-func (s *Set) Write(outDir string, pkgs []string, opts Options) error {
+func Write(s *interfaces.Set, outDir string, pkgs []string, opts Options) error {
 	for _, pkg := range pkgs {
-		files, err := s.Generate(pkg, opts)
+		files, err := Generate(s, pkg, opts)
 		if err != nil {
 			return err
 		}

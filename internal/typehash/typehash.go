@@ -9,6 +9,18 @@
 // nested type name) written as JSON without default values, members in
 // the messages' order, ", " and ": " as separators, on one line, non-ASCII
 // escaped.
+//
+// A service is described as a type pkg/srv/Name with the fields
+// request_message, response_message and event_message (its Name_Request,
+// Name_Response and Name_Event); an action as pkg/action/Name with goal,
+// result, feedback, send_goal_service, get_result_service and
+// feedback_message, its two services described as services
+// (pkg/action/Name_SendGoal, pkg/action/Name_GetResult), each with its
+// event.
+//
+// The generator (nros gen) computes the hashes once and writes them into
+// the generated types (their TypeHash and ServiceTypeHash methods); this
+// package is not linked into programs.
 package typehash
 
 import (
@@ -18,10 +30,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/nros-go/nros/internal/gen"
-	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/internal/idl"
 )
 
 // Field type ids of type_description_interfaces/msg/FieldType. Arrays add
@@ -144,8 +154,9 @@ func describe(b *strings.Builder, m *idl.Msg, lookup Lookup) ([]*idl.Msg, error)
 	return nested, nil
 }
 
-// Hash returns the RIHS01 hash ("RIHS01_<64 hex>") of message m.
-func Hash(m *idl.Msg, lookup Lookup) (string, error) {
+// Message returns the RIHS01 hash ("RIHS01_<64 hex>") of message m; lookup
+// resolves the types of its fields, and theirs.
+func Message(m *idl.Msg, lookup Lookup) (string, error) {
 	var top strings.Builder
 	nested, err := describe(&top, m, lookup)
 	if err != nil {
@@ -189,39 +200,77 @@ func Hash(m *idl.Msg, lookup Lookup) (string, error) {
 	return "RIHS01_" + hex.EncodeToString(sum[:]), nil
 }
 
-var bundled struct {
-	once   sync.Once
-	msgs   map[string]*idl.Msg // "pkg/Name"
-	hashes sync.Map            // ROS type name -> string ("" when it cannot be computed)
-}
-
-func loadBundled() {
-	bundled.msgs = map[string]*idl.Msg{}
-	set := gen.NewSet()
-	if err := set.LoadBundled(); err != nil {
-		return
-	}
-	for _, p := range set.Packages {
-		for _, m := range set.AllMsgs(p) {
-			bundled.msgs[m.Package+"/"+m.Name] = m
+// overlay resolves the messages ms first, then through lookup.
+func overlay(lookup Lookup, ms ...*idl.Msg) Lookup {
+	return func(pkg, name string) *idl.Msg {
+		for _, m := range ms {
+			if m.Package == pkg && m.Name == name {
+				return m
+			}
 		}
+		if lookup == nil {
+			return nil
+		}
+		return lookup(pkg, name)
 	}
 }
 
-// Bundled returns the hash of a type nros-go ships
-// ("std_msgs/msg/String"), or false for a type it does not know.
-func Bundled(rosType string) (string, bool) {
-	if h, ok := bundled.hashes.Load(rosType); ok {
-		return h.(string), h.(string) != ""
+// service hashes the service whose request and response are req and resp
+// (Name_Request, Name_Response, in the namespace of the service).
+func service(req, resp *idl.Msg, lookup Lookup) (string, *idl.Msg, error) {
+	event := idl.Event(req, resp)
+	name := strings.TrimSuffix(req.Name, "_Request")
+	srv := &idl.Msg{Package: req.Package, Namespace: req.Namespace, Name: name, Fields: []idl.Field{
+		{Name: "request_message", Type: idl.MsgType(req.Package, req.Name)},
+		{Name: "response_message", Type: idl.MsgType(resp.Package, resp.Name)},
+		{Name: "event_message", Type: idl.MsgType(event.Package, event.Name)},
+	}}
+	lookup = overlay(lookup, req, resp, event, srv)
+	h, err := Message(srv, lookup)
+	return h, srv, err
+}
+
+// Service returns the RIHS01 hash of service sv (pkg/srv/Name), which
+// Iron and later announce on both of its endpoints.
+func Service(sv *idl.Srv, lookup Lookup) (string, error) {
+	h, _, err := service(sv.Request, sv.Response, lookup)
+	return h, err
+}
+
+// ActionServices returns the RIHS01 hashes of the send_goal and get_result
+// services of action a (pkg/action/Name_SendGoal, pkg/action/Name_GetResult).
+func ActionServices(a *idl.Action, lookup Lookup) (sendGoal, getResult string, err error) {
+	ms := idl.ActionMsgs(a)
+	lookup = overlay(lookup, ms...)
+	if sendGoal, _, err = service(ms[3], ms[4], lookup); err != nil {
+		return "", "", err
 	}
-	bundled.once.Do(loadBundled)
-	h := ""
-	parts := strings.Split(rosType, "/")
-	if len(parts) == 3 {
-		if m := bundled.msgs[parts[0]+"/"+parts[2]]; m != nil && m.Namespace == parts[1] {
-			h, _ = Hash(m, func(pkg, name string) *idl.Msg { return bundled.msgs[pkg+"/"+name] })
-		}
+	if getResult, _, err = service(ms[5], ms[6], lookup); err != nil {
+		return "", "", err
 	}
-	bundled.hashes.Store(rosType, h)
-	return h, h != ""
+	return sendGoal, getResult, nil
+}
+
+// Action returns the RIHS01 hash of action a itself (pkg/action/Name).
+func Action(a *idl.Action, lookup Lookup) (string, error) {
+	ms := idl.ActionMsgs(a)
+	lookup = overlay(lookup, ms...)
+	_, sendGoal, err := service(ms[3], ms[4], lookup)
+	if err != nil {
+		return "", err
+	}
+	_, getResult, err := service(ms[5], ms[6], lookup)
+	if err != nil {
+		return "", err
+	}
+	sgEvent, grEvent := idl.Event(ms[3], ms[4]), idl.Event(ms[5], ms[6])
+	field := func(name string, m *idl.Msg) idl.Field {
+		return idl.Field{Name: name, Type: idl.MsgType(m.Package, m.Name)}
+	}
+	act := &idl.Msg{Package: a.Package, Namespace: "action", Name: a.Name, Fields: []idl.Field{
+		field("goal", ms[0]), field("result", ms[1]), field("feedback", ms[2]),
+		field("send_goal_service", sendGoal), field("get_result_service", getResult),
+		field("feedback_message", ms[7]),
+	}}
+	return Message(act, overlay(lookup, sendGoal, getResult, sgEvent, grEvent, act))
 }

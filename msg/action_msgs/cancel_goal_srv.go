@@ -19,6 +19,17 @@ func (*CancelGoal_Request) TypeName() string { return "action_msgs/srv/CancelGoa
 // DDSTypeName returns "action_msgs::srv::dds_::CancelGoal_Request_".
 func (*CancelGoal_Request) DDSTypeName() string { return "action_msgs::srv::dds_::CancelGoal_Request_" }
 
+// TypeHash returns the RIHS01 hash of action_msgs/srv/CancelGoal_Request (msg.TypeHasher).
+func (*CancelGoal_Request) TypeHash() string {
+	return "RIHS01_3d3c84653c1f96918086887e1dcb236faec88b81a5b14fd4cf4840065bcdf8af"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service action_msgs/srv/CancelGoal
+// (msg.ServiceTypeHasher).
+func (*CancelGoal_Request) ServiceTypeHash() string {
+	return "RIHS01_573d8b0a534451d7bc2ac8c5ffde8ac14b8593b7001175d0cd6516dcbeb8689a"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *CancelGoal_Request) MarshalCDR(e *cdr.Encoder) {
@@ -64,6 +75,17 @@ func (*CancelGoal_Response) DDSTypeName() string {
 	return "action_msgs::srv::dds_::CancelGoal_Response_"
 }
 
+// TypeHash returns the RIHS01 hash of action_msgs/srv/CancelGoal_Response (msg.TypeHasher).
+func (*CancelGoal_Response) TypeHash() string {
+	return "RIHS01_35e682cf3f510e83c70a82a4aac888496dedee56773bf9d8e5e0aa81f9e1c960"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service action_msgs/srv/CancelGoal
+// (msg.ServiceTypeHasher).
+func (*CancelGoal_Response) ServiceTypeHash() string {
+	return "RIHS01_573d8b0a534451d7bc2ac8c5ffde8ac14b8593b7001175d0cd6516dcbeb8689a"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *CancelGoal_Response) MarshalCDR(e *cdr.Encoder) {
@@ -103,6 +125,11 @@ func (*CancelGoal_Event) TypeName() string { return "action_msgs/srv/CancelGoal_
 
 // DDSTypeName returns "action_msgs::srv::dds_::CancelGoal_Event_".
 func (*CancelGoal_Event) DDSTypeName() string { return "action_msgs::srv::dds_::CancelGoal_Event_" }
+
+// TypeHash returns the RIHS01 hash of action_msgs/srv/CancelGoal_Event (msg.TypeHasher).
+func (*CancelGoal_Event) TypeHash() string {
+	return "RIHS01_178f81615ce6be41ad328211d7a56b08b00e73f41f0b8aec256b2f3ff97a5e7e"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -21,6 +21,17 @@ func (*GoalInfo) TypeName() string { return "action_msgs/msg/GoalInfo" }
 // DDSTypeName returns "action_msgs::msg::dds_::GoalInfo_".
 func (*GoalInfo) DDSTypeName() string { return "action_msgs::msg::dds_::GoalInfo_" }
 
+// TypeHash returns the RIHS01 hash of action_msgs/msg/GoalInfo (msg.TypeHasher).
+func (*GoalInfo) TypeHash() string {
+	return "RIHS01_6398fe763154554353930716b225947f93b672f0fb2e49fdd01bb7a7e37933e9"
+}
+
+// MessageDefinition returns the definition of action_msgs/msg/GoalInfo as rosbag2
+// stores it (msg.Definer).
+func (*GoalInfo) MessageDefinition() string {
+	return "unique_identifier_msgs/UUID goal_id\nbuiltin_interfaces/Time stamp\n================================================================================\nMSG: unique_identifier_msgs/UUID\nuint8[16] uuid\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *GoalInfo) MarshalCDR(e *cdr.Encoder) {

@@ -37,6 +37,17 @@ func (*GoalStatus) TypeName() string { return "action_msgs/msg/GoalStatus" }
 // DDSTypeName returns "action_msgs::msg::dds_::GoalStatus_".
 func (*GoalStatus) DDSTypeName() string { return "action_msgs::msg::dds_::GoalStatus_" }
 
+// TypeHash returns the RIHS01 hash of action_msgs/msg/GoalStatus (msg.TypeHasher).
+func (*GoalStatus) TypeHash() string {
+	return "RIHS01_32f4cfd717735d17657e1178f24431c1ce996c878c515230f6c5b3476819dbb9"
+}
+
+// MessageDefinition returns the definition of action_msgs/msg/GoalStatus as rosbag2
+// stores it (msg.Definer).
+func (*GoalStatus) MessageDefinition() string {
+	return "int8 STATUS_UNKNOWN=0\nint8 STATUS_ACCEPTED=1\nint8 STATUS_EXECUTING=2\nint8 STATUS_CANCELING=3\nint8 STATUS_SUCCEEDED=4\nint8 STATUS_CANCELED=5\nint8 STATUS_ABORTED=6\n\nGoalInfo goal_info\nint8 status\n================================================================================\nMSG: action_msgs/GoalInfo\nunique_identifier_msgs/UUID goal_id\nbuiltin_interfaces/Time stamp\n================================================================================\nMSG: unique_identifier_msgs/UUID\nuint8[16] uuid\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *GoalStatus) MarshalCDR(e *cdr.Encoder) {

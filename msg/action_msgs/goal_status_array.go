@@ -18,6 +18,17 @@ func (*GoalStatusArray) TypeName() string { return "action_msgs/msg/GoalStatusAr
 // DDSTypeName returns "action_msgs::msg::dds_::GoalStatusArray_".
 func (*GoalStatusArray) DDSTypeName() string { return "action_msgs::msg::dds_::GoalStatusArray_" }
 
+// TypeHash returns the RIHS01 hash of action_msgs/msg/GoalStatusArray (msg.TypeHasher).
+func (*GoalStatusArray) TypeHash() string {
+	return "RIHS01_6c1684b00f177d37438febe6e709fc4e2b0d4248dca4854946f9ed8b30cda83e"
+}
+
+// MessageDefinition returns the definition of action_msgs/msg/GoalStatusArray as rosbag2
+// stores it (msg.Definer).
+func (*GoalStatusArray) MessageDefinition() string {
+	return "GoalStatus[] status_list\n================================================================================\nMSG: action_msgs/GoalStatus\nint8 STATUS_UNKNOWN=0\nint8 STATUS_ACCEPTED=1\nint8 STATUS_EXECUTING=2\nint8 STATUS_CANCELING=3\nint8 STATUS_SUCCEEDED=4\nint8 STATUS_CANCELED=5\nint8 STATUS_ABORTED=6\n\nGoalInfo goal_info\nint8 status\n================================================================================\nMSG: action_msgs/GoalInfo\nunique_identifier_msgs/UUID goal_id\nbuiltin_interfaces/Time stamp\n================================================================================\nMSG: unique_identifier_msgs/UUID\nuint8[16] uuid\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *GoalStatusArray) MarshalCDR(e *cdr.Encoder) {

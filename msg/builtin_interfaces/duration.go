@@ -19,6 +19,17 @@ func (*Duration) TypeName() string { return "builtin_interfaces/msg/Duration" }
 // DDSTypeName returns "builtin_interfaces::msg::dds_::Duration_".
 func (*Duration) DDSTypeName() string { return "builtin_interfaces::msg::dds_::Duration_" }
 
+// TypeHash returns the RIHS01 hash of builtin_interfaces/msg/Duration (msg.TypeHasher).
+func (*Duration) TypeHash() string {
+	return "RIHS01_e8d009f659816f758b75334ee1a9ca5b5c0b859843261f14c7f937349599d93b"
+}
+
+// MessageDefinition returns the definition of builtin_interfaces/msg/Duration as rosbag2
+// stores it (msg.Definer).
+func (*Duration) MessageDefinition() string {
+	return "int32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Duration) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*Time) TypeName() string { return "builtin_interfaces/msg/Time" }
 // DDSTypeName returns "builtin_interfaces::msg::dds_::Time_".
 func (*Time) DDSTypeName() string { return "builtin_interfaces::msg::dds_::Time_" }
 
+// TypeHash returns the RIHS01 hash of builtin_interfaces/msg/Time (msg.TypeHasher).
+func (*Time) TypeHash() string {
+	return "RIHS01_b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197"
+}
+
+// MessageDefinition returns the definition of builtin_interfaces/msg/Time as rosbag2
+// stores it (msg.Definer).
+func (*Time) MessageDefinition() string {
+	return "int32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Time) MarshalCDR(e *cdr.Encoder) {

@@ -21,6 +21,17 @@ func (*AddDiagnostics_Request) DDSTypeName() string {
 	return "diagnostic_msgs::srv::dds_::AddDiagnostics_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/srv/AddDiagnostics_Request (msg.TypeHasher).
+func (*AddDiagnostics_Request) TypeHash() string {
+	return "RIHS01_e0b6572a07c2b3ca2c4f2acf742297661f6ceb50f5baa4f9305b6094cf950146"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service diagnostic_msgs/srv/AddDiagnostics
+// (msg.ServiceTypeHasher).
+func (*AddDiagnostics_Request) ServiceTypeHash() string {
+	return "RIHS01_6b91084c9f8bffd9b0c1f6883e0e8e491a831f4fc6c6aec77a4efaf3f1ea90b5"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *AddDiagnostics_Request) MarshalCDR(e *cdr.Encoder) {
@@ -54,6 +65,17 @@ func (*AddDiagnostics_Response) TypeName() string {
 // DDSTypeName returns "diagnostic_msgs::srv::dds_::AddDiagnostics_Response_".
 func (*AddDiagnostics_Response) DDSTypeName() string {
 	return "diagnostic_msgs::srv::dds_::AddDiagnostics_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/srv/AddDiagnostics_Response (msg.TypeHasher).
+func (*AddDiagnostics_Response) TypeHash() string {
+	return "RIHS01_e7070a2373c892c4cf071dcd90405d7696187eb2ff0e40d8b6472a04a4b73d22"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service diagnostic_msgs/srv/AddDiagnostics
+// (msg.ServiceTypeHasher).
+func (*AddDiagnostics_Response) ServiceTypeHash() string {
+	return "RIHS01_6b91084c9f8bffd9b0c1f6883e0e8e491a831f4fc6c6aec77a4efaf3f1ea90b5"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -93,6 +115,11 @@ func (*AddDiagnostics_Event) TypeName() string { return "diagnostic_msgs/srv/Add
 // DDSTypeName returns "diagnostic_msgs::srv::dds_::AddDiagnostics_Event_".
 func (*AddDiagnostics_Event) DDSTypeName() string {
 	return "diagnostic_msgs::srv::dds_::AddDiagnostics_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/srv/AddDiagnostics_Event (msg.TypeHasher).
+func (*AddDiagnostics_Event) TypeHash() string {
+	return "RIHS01_21ac801810297ae86b5e5dcc665bbd1918bf71b19615c031c4c6e755ada80c7c"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

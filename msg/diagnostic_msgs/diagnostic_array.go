@@ -20,6 +20,17 @@ func (*DiagnosticArray) TypeName() string { return "diagnostic_msgs/msg/Diagnost
 // DDSTypeName returns "diagnostic_msgs::msg::dds_::DiagnosticArray_".
 func (*DiagnosticArray) DDSTypeName() string { return "diagnostic_msgs::msg::dds_::DiagnosticArray_" }
 
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/msg/DiagnosticArray (msg.TypeHasher).
+func (*DiagnosticArray) TypeHash() string {
+	return "RIHS01_5a8a36efb05fb25070fa0fb3810290c0e6cd4862b54a8fb975a1ee8dc55a333e"
+}
+
+// MessageDefinition returns the definition of diagnostic_msgs/msg/DiagnosticArray as rosbag2
+// stores it (msg.Definer).
+func (*DiagnosticArray) MessageDefinition() string {
+	return "std_msgs/Header header\nDiagnosticStatus[] status\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: diagnostic_msgs/DiagnosticStatus\nbyte OK=0\nbyte WARN=1\nbyte ERROR=2\nbyte STALE=3\n\nbyte level\nstring name\nstring message\nstring hardware_id\nKeyValue[] values\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: diagnostic_msgs/KeyValue\nstring key\nstring value\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *DiagnosticArray) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -34,6 +34,17 @@ func (*DiagnosticStatus) TypeName() string { return "diagnostic_msgs/msg/Diagnos
 // DDSTypeName returns "diagnostic_msgs::msg::dds_::DiagnosticStatus_".
 func (*DiagnosticStatus) DDSTypeName() string { return "diagnostic_msgs::msg::dds_::DiagnosticStatus_" }
 
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/msg/DiagnosticStatus (msg.TypeHasher).
+func (*DiagnosticStatus) TypeHash() string {
+	return "RIHS01_b0e3e692ea2d54a8af2f4ef1930e81556a2db55216b771f8a7d2724ed47bf0e4"
+}
+
+// MessageDefinition returns the definition of diagnostic_msgs/msg/DiagnosticStatus as rosbag2
+// stores it (msg.Definer).
+func (*DiagnosticStatus) MessageDefinition() string {
+	return "byte OK=0\nbyte WARN=1\nbyte ERROR=2\nbyte STALE=3\n\nbyte level\nstring name\nstring message\nstring hardware_id\nKeyValue[] values\n================================================================================\nMSG: diagnostic_msgs/KeyValue\nstring key\nstring value\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *DiagnosticStatus) MarshalCDR(e *cdr.Encoder) {

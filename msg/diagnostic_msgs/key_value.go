@@ -19,6 +19,17 @@ func (*KeyValue) TypeName() string { return "diagnostic_msgs/msg/KeyValue" }
 // DDSTypeName returns "diagnostic_msgs::msg::dds_::KeyValue_".
 func (*KeyValue) DDSTypeName() string { return "diagnostic_msgs::msg::dds_::KeyValue_" }
 
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/msg/KeyValue (msg.TypeHasher).
+func (*KeyValue) TypeHash() string {
+	return "RIHS01_d68081eaa540288c5440753baecef0c4e16e81a5f78ad68902ded5100413bb42"
+}
+
+// MessageDefinition returns the definition of diagnostic_msgs/msg/KeyValue as rosbag2
+// stores it (msg.Definer).
+func (*KeyValue) MessageDefinition() string {
+	return "string key\nstring value\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *KeyValue) MarshalCDR(e *cdr.Encoder) {

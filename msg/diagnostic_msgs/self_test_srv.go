@@ -18,6 +18,17 @@ func (*SelfTest_Request) TypeName() string { return "diagnostic_msgs/srv/SelfTes
 // DDSTypeName returns "diagnostic_msgs::srv::dds_::SelfTest_Request_".
 func (*SelfTest_Request) DDSTypeName() string { return "diagnostic_msgs::srv::dds_::SelfTest_Request_" }
 
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/srv/SelfTest_Request (msg.TypeHasher).
+func (*SelfTest_Request) TypeHash() string {
+	return "RIHS01_3bb94b497e74e9beed2dddc7212d3ae596696d30413bd1550fe932fc20efb8a4"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service diagnostic_msgs/srv/SelfTest
+// (msg.ServiceTypeHasher).
+func (*SelfTest_Request) ServiceTypeHash() string {
+	return "RIHS01_df1e4e54a814a16ccc77471e9239618d46818e8d0e3b45ad6f8c34c6e2abfef6"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*SelfTest_Request) MarshalCDR(e *cdr.Encoder) {
@@ -48,6 +59,17 @@ func (*SelfTest_Response) TypeName() string { return "diagnostic_msgs/srv/SelfTe
 // DDSTypeName returns "diagnostic_msgs::srv::dds_::SelfTest_Response_".
 func (*SelfTest_Response) DDSTypeName() string {
 	return "diagnostic_msgs::srv::dds_::SelfTest_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/srv/SelfTest_Response (msg.TypeHasher).
+func (*SelfTest_Response) TypeHash() string {
+	return "RIHS01_489da82e00dce6671cb0ff423a0f0939b546336fbfe49d6c7e64c9b89f898f57"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service diagnostic_msgs/srv/SelfTest
+// (msg.ServiceTypeHasher).
+func (*SelfTest_Response) ServiceTypeHash() string {
+	return "RIHS01_df1e4e54a814a16ccc77471e9239618d46818e8d0e3b45ad6f8c34c6e2abfef6"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -92,6 +114,11 @@ func (*SelfTest_Event) TypeName() string { return "diagnostic_msgs/srv/SelfTest_
 
 // DDSTypeName returns "diagnostic_msgs::srv::dds_::SelfTest_Event_".
 func (*SelfTest_Event) DDSTypeName() string { return "diagnostic_msgs::srv::dds_::SelfTest_Event_" }
+
+// TypeHash returns the RIHS01 hash of diagnostic_msgs/srv/SelfTest_Event (msg.TypeHasher).
+func (*SelfTest_Event) TypeHash() string {
+	return "RIHS01_949f4bd418dae483879d649012beff105276e5b75b3c7445693c70dca1687718"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

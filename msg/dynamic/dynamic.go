@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/nros-go/nros/internal/gen"
-	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/internal/idl"
+	"github.com/nros-go/nros/internal/interfaces"
 )
 
 // Registry holds message definitions by type. The zero value is not
@@ -30,7 +30,7 @@ type Registry struct {
 // precedence over those.
 func NewRegistry() *Registry {
 	r := &Registry{defs: map[string]*idl.Msg{}, types: map[string]*Type{}}
-	set := gen.NewSet()
+	set := interfaces.NewSet()
 	if err := set.LoadBundled(); err == nil {
 		for _, p := range set.Packages {
 			for _, m := range set.AllMsgs(p) {
@@ -84,7 +84,7 @@ func (r *Registry) AddMessage(typeName string, src []byte) error {
 // srv/ or action/), an AMENT_PREFIX_PATH-style prefix (share/<pkg>/...) or a
 // folder of package folders, as `nros gen` reads them.
 func (r *Registry) Load(dir string) error {
-	set := gen.NewSet()
+	set := interfaces.NewSet()
 	if err := set.Load(dir); err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (r *Registry) AddService(typeName string, src []byte) error {
 	if err != nil {
 		return err
 	}
-	r.add(sv.Request, sv.Response, gen.ServiceEvent(sv))
+	r.add(sv.Request, sv.Response, idl.ServiceEvent(sv))
 	return nil
 }
 
@@ -129,7 +129,7 @@ func (r *Registry) AddAction(typeName string, src []byte) error {
 	if err != nil {
 		return err
 	}
-	r.add(gen.ActionMsgs(a)...)
+	r.add(idl.ActionMsgs(a)...)
 	return nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nros-go/nros/cdr"
-	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/internal/idl"
 	"github.com/nros-go/nros/msg"
 )
 

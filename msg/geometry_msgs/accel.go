@@ -19,6 +19,17 @@ func (*Accel) TypeName() string { return "geometry_msgs/msg/Accel" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Accel_".
 func (*Accel) DDSTypeName() string { return "geometry_msgs::msg::dds_::Accel_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Accel (msg.TypeHasher).
+func (*Accel) TypeHash() string {
+	return "RIHS01_dc448243ded9b1fcbcca24aba0c22f013dae06c354ba2d849571c0a2a3f57ca0"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Accel as rosbag2
+// stores it (msg.Definer).
+func (*Accel) MessageDefinition() string {
+	return "Vector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Accel) MarshalCDR(e *cdr.Encoder) {

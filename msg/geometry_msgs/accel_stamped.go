@@ -20,6 +20,17 @@ func (*AccelStamped) TypeName() string { return "geometry_msgs/msg/AccelStamped"
 // DDSTypeName returns "geometry_msgs::msg::dds_::AccelStamped_".
 func (*AccelStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::AccelStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/AccelStamped (msg.TypeHasher).
+func (*AccelStamped) TypeHash() string {
+	return "RIHS01_ef1df9eabae0a708cc049a061ebcddc4e2a5f745730100ba680e086a9698b165"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/AccelStamped as rosbag2
+// stores it (msg.Definer).
+func (*AccelStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nAccel accel\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Accel\nVector3 linear\nVector3 angular\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *AccelStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -21,6 +21,17 @@ func (*AccelWithCovariance) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::AccelWithCovariance_"
 }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/AccelWithCovariance (msg.TypeHasher).
+func (*AccelWithCovariance) TypeHash() string {
+	return "RIHS01_230d51bd53bc36f260574e73b42941cefe44684753480b6fc330c032c5db5997"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/AccelWithCovariance as rosbag2
+// stores it (msg.Definer).
+func (*AccelWithCovariance) MessageDefinition() string {
+	return "Accel accel\nfloat64[36] covariance\n================================================================================\nMSG: geometry_msgs/Accel\nVector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *AccelWithCovariance) MarshalCDR(e *cdr.Encoder) {

@@ -24,6 +24,17 @@ func (*AccelWithCovarianceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::AccelWithCovarianceStamped_"
 }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/AccelWithCovarianceStamped (msg.TypeHasher).
+func (*AccelWithCovarianceStamped) TypeHash() string {
+	return "RIHS01_61c9ad8928e71dd95ce791b2f02809ee2a0bbcc42cd0e4047fd00a822a08e444"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/AccelWithCovarianceStamped as rosbag2
+// stores it (msg.Definer).
+func (*AccelWithCovarianceStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nAccelWithCovariance accel\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/AccelWithCovariance\nAccel accel\nfloat64[36] covariance\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Accel\nVector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *AccelWithCovarianceStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

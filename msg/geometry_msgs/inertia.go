@@ -25,6 +25,17 @@ func (*Inertia) TypeName() string { return "geometry_msgs/msg/Inertia" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Inertia_".
 func (*Inertia) DDSTypeName() string { return "geometry_msgs::msg::dds_::Inertia_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Inertia (msg.TypeHasher).
+func (*Inertia) TypeHash() string {
+	return "RIHS01_2ddd5dab5c347825ba2e56c895ddccfd0b8efe53ae931bf67f905529930b4bd7"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Inertia as rosbag2
+// stores it (msg.Definer).
+func (*Inertia) MessageDefinition() string {
+	return "float64 m\nVector3 com\nfloat64 ixx\nfloat64 ixy\nfloat64 ixz\nfloat64 iyy\nfloat64 iyz\nfloat64 izz\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Inertia) MarshalCDR(e *cdr.Encoder) {

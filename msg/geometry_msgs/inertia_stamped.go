@@ -20,6 +20,17 @@ func (*InertiaStamped) TypeName() string { return "geometry_msgs/msg/InertiaStam
 // DDSTypeName returns "geometry_msgs::msg::dds_::InertiaStamped_".
 func (*InertiaStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::InertiaStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/InertiaStamped (msg.TypeHasher).
+func (*InertiaStamped) TypeHash() string {
+	return "RIHS01_766be45976252babf7f9d8ac4ae7c912a7ceccf71035622529f27518b695aa09"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/InertiaStamped as rosbag2
+// stores it (msg.Definer).
+func (*InertiaStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nInertia inertia\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Inertia\nfloat64 m\nVector3 com\nfloat64 ixx\nfloat64 ixy\nfloat64 ixz\nfloat64 iyy\nfloat64 iyz\nfloat64 izz\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *InertiaStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -20,6 +20,17 @@ func (*Point) TypeName() string { return "geometry_msgs/msg/Point" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Point_".
 func (*Point) DDSTypeName() string { return "geometry_msgs::msg::dds_::Point_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Point (msg.TypeHasher).
+func (*Point) TypeHash() string {
+	return "RIHS01_6963084842a9b04494d6b2941d11444708d892da2f4b09843b9c43f42a7f6881"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Point as rosbag2
+// stores it (msg.Definer).
+func (*Point) MessageDefinition() string {
+	return "float64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Point) MarshalCDR(e *cdr.Encoder) {

@@ -20,6 +20,17 @@ func (*Point32) TypeName() string { return "geometry_msgs/msg/Point32" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Point32_".
 func (*Point32) DDSTypeName() string { return "geometry_msgs::msg::dds_::Point32_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Point32 (msg.TypeHasher).
+func (*Point32) TypeHash() string {
+	return "RIHS01_2fc4db7cae16a4582c79a56b66173a8d48d52c7dc520ddc55a0d4bcf2a4bfdbc"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Point32 as rosbag2
+// stores it (msg.Definer).
+func (*Point32) MessageDefinition() string {
+	return "float32 x\nfloat32 y\nfloat32 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Point32) MarshalCDR(e *cdr.Encoder) {

@@ -20,6 +20,17 @@ func (*PointStamped) TypeName() string { return "geometry_msgs/msg/PointStamped"
 // DDSTypeName returns "geometry_msgs::msg::dds_::PointStamped_".
 func (*PointStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PointStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PointStamped (msg.TypeHasher).
+func (*PointStamped) TypeHash() string {
+	return "RIHS01_4c0296af86e01e562e9e0405d138a01537247580076c58ea38d7923ac1045897"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PointStamped as rosbag2
+// stores it (msg.Definer).
+func (*PointStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nPoint point\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PointStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

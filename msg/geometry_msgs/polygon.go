@@ -18,6 +18,17 @@ func (*Polygon) TypeName() string { return "geometry_msgs/msg/Polygon" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Polygon_".
 func (*Polygon) DDSTypeName() string { return "geometry_msgs::msg::dds_::Polygon_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Polygon (msg.TypeHasher).
+func (*Polygon) TypeHash() string {
+	return "RIHS01_3782f9f0bf044964d692d6c017d705e37611afb1f0bf6a9dee248a7dda0f784a"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Polygon as rosbag2
+// stores it (msg.Definer).
+func (*Polygon) MessageDefinition() string {
+	return "Point32[] points\n================================================================================\nMSG: geometry_msgs/Point32\nfloat32 x\nfloat32 y\nfloat32 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Polygon) MarshalCDR(e *cdr.Encoder) {

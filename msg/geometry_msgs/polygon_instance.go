@@ -19,6 +19,17 @@ func (*PolygonInstance) TypeName() string { return "geometry_msgs/msg/PolygonIns
 // DDSTypeName returns "geometry_msgs::msg::dds_::PolygonInstance_".
 func (*PolygonInstance) DDSTypeName() string { return "geometry_msgs::msg::dds_::PolygonInstance_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PolygonInstance (msg.TypeHasher).
+func (*PolygonInstance) TypeHash() string {
+	return "RIHS01_fa1cb3dc774329865258afef74f65b0553d487510c6d0f93ba38cc32d62ac0e5"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PolygonInstance as rosbag2
+// stores it (msg.Definer).
+func (*PolygonInstance) MessageDefinition() string {
+	return "Polygon polygon\nint64 id\n================================================================================\nMSG: geometry_msgs/Polygon\nPoint32[] points\n================================================================================\nMSG: geometry_msgs/Point32\nfloat32 x\nfloat32 y\nfloat32 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *PolygonInstance) MarshalCDR(e *cdr.Encoder) {

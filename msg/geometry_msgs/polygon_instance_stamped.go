@@ -22,6 +22,17 @@ func (*PolygonInstanceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::PolygonInstanceStamped_"
 }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PolygonInstanceStamped (msg.TypeHasher).
+func (*PolygonInstanceStamped) TypeHash() string {
+	return "RIHS01_802f37ea4398d7ce547936aab1fd278923716a13c63373887cd896957434ce2f"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PolygonInstanceStamped as rosbag2
+// stores it (msg.Definer).
+func (*PolygonInstanceStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nPolygonInstance polygon\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/PolygonInstance\nPolygon polygon\nint64 id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Polygon\nPoint32[] points\n================================================================================\nMSG: geometry_msgs/Point32\nfloat32 x\nfloat32 y\nfloat32 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PolygonInstanceStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -20,6 +20,17 @@ func (*PolygonStamped) TypeName() string { return "geometry_msgs/msg/PolygonStam
 // DDSTypeName returns "geometry_msgs::msg::dds_::PolygonStamped_".
 func (*PolygonStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PolygonStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PolygonStamped (msg.TypeHasher).
+func (*PolygonStamped) TypeHash() string {
+	return "RIHS01_b7cf07932f1523d4b4088075945c1a0141f7cd21da87cc940fc61652e9138b46"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PolygonStamped as rosbag2
+// stores it (msg.Definer).
+func (*PolygonStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nPolygon polygon\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Polygon\nPoint32[] points\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Point32\nfloat32 x\nfloat32 y\nfloat32 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PolygonStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

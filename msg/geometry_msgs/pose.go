@@ -19,6 +19,17 @@ func (*Pose) TypeName() string { return "geometry_msgs/msg/Pose" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Pose_".
 func (*Pose) DDSTypeName() string { return "geometry_msgs::msg::dds_::Pose_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Pose (msg.TypeHasher).
+func (*Pose) TypeHash() string {
+	return "RIHS01_d501954e9476cea2996984e812054b68026ae0bfae789d9a10b23daf35cc90fa"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Pose as rosbag2
+// stores it (msg.Definer).
+func (*Pose) MessageDefinition() string {
+	return "Point position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // NewPose returns a new Pose holding the default values of its definition.
 func NewPose() *Pose {
 	m := new(Pose)

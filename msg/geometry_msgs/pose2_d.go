@@ -20,6 +20,17 @@ func (*Pose2D) TypeName() string { return "geometry_msgs/msg/Pose2D" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Pose2D_".
 func (*Pose2D) DDSTypeName() string { return "geometry_msgs::msg::dds_::Pose2D_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Pose2D (msg.TypeHasher).
+func (*Pose2D) TypeHash() string {
+	return "RIHS01_d68efa5b46e70f7b16ca23085474fdac5a44b638783ec42f661da64da4724ccc"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Pose2D as rosbag2
+// stores it (msg.Definer).
+func (*Pose2D) MessageDefinition() string {
+	return "float64 x\nfloat64 y\nfloat64 theta\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Pose2D) MarshalCDR(e *cdr.Encoder) {

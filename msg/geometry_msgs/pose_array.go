@@ -20,6 +20,17 @@ func (*PoseArray) TypeName() string { return "geometry_msgs/msg/PoseArray" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::PoseArray_".
 func (*PoseArray) DDSTypeName() string { return "geometry_msgs::msg::dds_::PoseArray_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PoseArray (msg.TypeHasher).
+func (*PoseArray) TypeHash() string {
+	return "RIHS01_af0cc36d190e104d546d168d6b39df04fa4b4ccecf59cb4c9ed328d3d5004aa0"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PoseArray as rosbag2
+// stores it (msg.Definer).
+func (*PoseArray) MessageDefinition() string {
+	return "std_msgs/Header header\nPose[] poses\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PoseArray) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -20,6 +20,17 @@ func (*PoseStamped) TypeName() string { return "geometry_msgs/msg/PoseStamped" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::PoseStamped_".
 func (*PoseStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PoseStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PoseStamped (msg.TypeHasher).
+func (*PoseStamped) TypeHash() string {
+	return "RIHS01_10f3786d7d40fd2b54367835614bff85d4ad3b5dab62bf8bca0cc232d73b4cd8"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PoseStamped as rosbag2
+// stores it (msg.Definer).
+func (*PoseStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nPose pose\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PoseStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -21,6 +21,17 @@ func (*PoseWithCovariance) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::PoseWithCovariance_"
 }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PoseWithCovariance (msg.TypeHasher).
+func (*PoseWithCovariance) TypeHash() string {
+	return "RIHS01_9a7c0fd234b7f45c6098745ecccd773ca1085670e64107135397aee31c02e1bb"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PoseWithCovariance as rosbag2
+// stores it (msg.Definer).
+func (*PoseWithCovariance) MessageDefinition() string {
+	return "Pose pose\nfloat64[36] covariance\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // NewPoseWithCovariance returns a new PoseWithCovariance holding the default values of its definition.
 func NewPoseWithCovariance() *PoseWithCovariance {
 	m := new(PoseWithCovariance)

@@ -24,6 +24,17 @@ func (*PoseWithCovarianceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::PoseWithCovarianceStamped_"
 }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/PoseWithCovarianceStamped (msg.TypeHasher).
+func (*PoseWithCovarianceStamped) TypeHash() string {
+	return "RIHS01_26432f9803e43727d3c8f668d1fdb3c630f548af631e2f4e31382371bfea3b6e"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/PoseWithCovarianceStamped as rosbag2
+// stores it (msg.Definer).
+func (*PoseWithCovarianceStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nPoseWithCovariance pose\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/PoseWithCovariance\nPose pose\nfloat64[36] covariance\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PoseWithCovarianceStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

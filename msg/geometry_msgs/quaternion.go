@@ -21,6 +21,17 @@ func (*Quaternion) TypeName() string { return "geometry_msgs/msg/Quaternion" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Quaternion_".
 func (*Quaternion) DDSTypeName() string { return "geometry_msgs::msg::dds_::Quaternion_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Quaternion (msg.TypeHasher).
+func (*Quaternion) TypeHash() string {
+	return "RIHS01_8a765f66778c8ff7c8ab94afcc590a2ed5325a1d9a076ffff38fbce36f458684"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Quaternion as rosbag2
+// stores it (msg.Definer).
+func (*Quaternion) MessageDefinition() string {
+	return "float64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // NewQuaternion returns a new Quaternion holding the default values of its definition.
 func NewQuaternion() *Quaternion {
 	m := new(Quaternion)

@@ -20,6 +20,17 @@ func (*QuaternionStamped) TypeName() string { return "geometry_msgs/msg/Quaterni
 // DDSTypeName returns "geometry_msgs::msg::dds_::QuaternionStamped_".
 func (*QuaternionStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::QuaternionStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/QuaternionStamped (msg.TypeHasher).
+func (*QuaternionStamped) TypeHash() string {
+	return "RIHS01_381add86c6c3160644d228ca342182c7fd6c7fab11c7a85ad817a9cc22dbac6e"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/QuaternionStamped as rosbag2
+// stores it (msg.Definer).
+func (*QuaternionStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nQuaternion quaternion\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *QuaternionStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -19,6 +19,17 @@ func (*Transform) TypeName() string { return "geometry_msgs/msg/Transform" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Transform_".
 func (*Transform) DDSTypeName() string { return "geometry_msgs::msg::dds_::Transform_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Transform (msg.TypeHasher).
+func (*Transform) TypeHash() string {
+	return "RIHS01_beb83fbe698636351461f6f35d1abb20010c43d55374d81bd041f1ba2581fddc"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Transform as rosbag2
+// stores it (msg.Definer).
+func (*Transform) MessageDefinition() string {
+	return "Vector3 translation\nQuaternion rotation\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // NewTransform returns a new Transform holding the default values of its definition.
 func NewTransform() *Transform {
 	m := new(Transform)

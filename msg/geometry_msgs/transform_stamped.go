@@ -21,6 +21,17 @@ func (*TransformStamped) TypeName() string { return "geometry_msgs/msg/Transform
 // DDSTypeName returns "geometry_msgs::msg::dds_::TransformStamped_".
 func (*TransformStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::TransformStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/TransformStamped (msg.TypeHasher).
+func (*TransformStamped) TypeHash() string {
+	return "RIHS01_0a241f87d04668d94099cbb5ba11691d5ad32c2f29682e4eb5653424bd275206"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/TransformStamped as rosbag2
+// stores it (msg.Definer).
+func (*TransformStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nstring child_frame_id\nTransform transform\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Transform\nVector3 translation\nQuaternion rotation\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *TransformStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -19,6 +19,17 @@ func (*Twist) TypeName() string { return "geometry_msgs/msg/Twist" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Twist_".
 func (*Twist) DDSTypeName() string { return "geometry_msgs::msg::dds_::Twist_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Twist (msg.TypeHasher).
+func (*Twist) TypeHash() string {
+	return "RIHS01_9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Twist as rosbag2
+// stores it (msg.Definer).
+func (*Twist) MessageDefinition() string {
+	return "Vector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Twist) MarshalCDR(e *cdr.Encoder) {

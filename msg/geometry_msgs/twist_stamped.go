@@ -20,6 +20,17 @@ func (*TwistStamped) TypeName() string { return "geometry_msgs/msg/TwistStamped"
 // DDSTypeName returns "geometry_msgs::msg::dds_::TwistStamped_".
 func (*TwistStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::TwistStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/TwistStamped (msg.TypeHasher).
+func (*TwistStamped) TypeHash() string {
+	return "RIHS01_5f0fcd4f81d5d06ad9b4c4c63e3ea51b82d6ae4d0558f1d475229b1121db6f64"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/TwistStamped as rosbag2
+// stores it (msg.Definer).
+func (*TwistStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nTwist twist\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *TwistStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -21,6 +21,17 @@ func (*TwistWithCovariance) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::TwistWithCovariance_"
 }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/TwistWithCovariance (msg.TypeHasher).
+func (*TwistWithCovariance) TypeHash() string {
+	return "RIHS01_49f574f033f095d8b6cd1beaca5ca7925e296e84af1716d16c89d38b059c8c18"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/TwistWithCovariance as rosbag2
+// stores it (msg.Definer).
+func (*TwistWithCovariance) MessageDefinition() string {
+	return "Twist twist\nfloat64[36] covariance\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *TwistWithCovariance) MarshalCDR(e *cdr.Encoder) {

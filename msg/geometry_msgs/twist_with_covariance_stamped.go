@@ -24,6 +24,17 @@ func (*TwistWithCovarianceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::TwistWithCovarianceStamped_"
 }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/TwistWithCovarianceStamped (msg.TypeHasher).
+func (*TwistWithCovarianceStamped) TypeHash() string {
+	return "RIHS01_77b67434531e6529b7a0091357b186b6ebdb17fd9ffd3e0c7ce9d3fb11a44563"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/TwistWithCovarianceStamped as rosbag2
+// stores it (msg.Definer).
+func (*TwistWithCovarianceStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nTwistWithCovariance twist\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/TwistWithCovariance\nTwist twist\nfloat64[36] covariance\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *TwistWithCovarianceStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -20,6 +20,17 @@ func (*Vector3) TypeName() string { return "geometry_msgs/msg/Vector3" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Vector3_".
 func (*Vector3) DDSTypeName() string { return "geometry_msgs::msg::dds_::Vector3_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Vector3 (msg.TypeHasher).
+func (*Vector3) TypeHash() string {
+	return "RIHS01_cc12fe83e4c02719f1ce8070bfd14aecd40f75a96696a67a2a1f37f7dbb0765d"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Vector3 as rosbag2
+// stores it (msg.Definer).
+func (*Vector3) MessageDefinition() string {
+	return "float64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Vector3) MarshalCDR(e *cdr.Encoder) {

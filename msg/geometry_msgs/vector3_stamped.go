@@ -20,6 +20,17 @@ func (*Vector3Stamped) TypeName() string { return "geometry_msgs/msg/Vector3Stam
 // DDSTypeName returns "geometry_msgs::msg::dds_::Vector3Stamped_".
 func (*Vector3Stamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::Vector3Stamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Vector3Stamped (msg.TypeHasher).
+func (*Vector3Stamped) TypeHash() string {
+	return "RIHS01_d4829622288cbb443886e7ea94ea5671a3b1be6bab4ad04224432a65f7d7887a"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Vector3Stamped as rosbag2
+// stores it (msg.Definer).
+func (*Vector3Stamped) MessageDefinition() string {
+	return "std_msgs/Header header\nVector3 vector\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Vector3Stamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -22,6 +22,17 @@ func (*VelocityStamped) TypeName() string { return "geometry_msgs/msg/VelocitySt
 // DDSTypeName returns "geometry_msgs::msg::dds_::VelocityStamped_".
 func (*VelocityStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::VelocityStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/VelocityStamped (msg.TypeHasher).
+func (*VelocityStamped) TypeHash() string {
+	return "RIHS01_55e7196186c8dbe4375278d7f1ac050dd8c9bacade1cf3eef8460fa667bd2457"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/VelocityStamped as rosbag2
+// stores it (msg.Definer).
+func (*VelocityStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nstring body_frame_id\nstring reference_frame_id\nTwist velocity\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *VelocityStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -19,6 +19,17 @@ func (*Wrench) TypeName() string { return "geometry_msgs/msg/Wrench" }
 // DDSTypeName returns "geometry_msgs::msg::dds_::Wrench_".
 func (*Wrench) DDSTypeName() string { return "geometry_msgs::msg::dds_::Wrench_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/Wrench (msg.TypeHasher).
+func (*Wrench) TypeHash() string {
+	return "RIHS01_018e8519d57c16adbe97c9fe1460ef21fec7e31bc541de3d653a35895677ce52"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/Wrench as rosbag2
+// stores it (msg.Definer).
+func (*Wrench) MessageDefinition() string {
+	return "Vector3 force\nVector3 torque\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Wrench) MarshalCDR(e *cdr.Encoder) {

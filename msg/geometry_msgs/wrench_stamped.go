@@ -20,6 +20,17 @@ func (*WrenchStamped) TypeName() string { return "geometry_msgs/msg/WrenchStampe
 // DDSTypeName returns "geometry_msgs::msg::dds_::WrenchStamped_".
 func (*WrenchStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::WrenchStamped_" }
 
+// TypeHash returns the RIHS01 hash of geometry_msgs/msg/WrenchStamped (msg.TypeHasher).
+func (*WrenchStamped) TypeHash() string {
+	return "RIHS01_8dc3deaf06b2ab281f9f9a742a8961c328ca7cec16e3fd6586d3a5c83fa78f77"
+}
+
+// MessageDefinition returns the definition of geometry_msgs/msg/WrenchStamped as rosbag2
+// stores it (msg.Definer).
+func (*WrenchStamped) MessageDefinition() string {
+	return "std_msgs/Header header\nWrench wrench\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Wrench\nVector3 force\nVector3 torque\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *WrenchStamped) StampHeader() *std_msgs.Header { return &m.Header }
 

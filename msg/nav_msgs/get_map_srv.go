@@ -18,6 +18,17 @@ func (*GetMap_Request) TypeName() string { return "nav_msgs/srv/GetMap_Request" 
 // DDSTypeName returns "nav_msgs::srv::dds_::GetMap_Request_".
 func (*GetMap_Request) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Request_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/GetMap_Request (msg.TypeHasher).
+func (*GetMap_Request) TypeHash() string {
+	return "RIHS01_b531e302f1bd6a81f8a5e03453266c378b1f711b4296000c1c0f53a40e00a7c4"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/GetMap
+// (msg.ServiceTypeHasher).
+func (*GetMap_Request) ServiceTypeHash() string {
+	return "RIHS01_c8ae77c9995b3554b5ba80e4d4d443f970ac65143102a1d893ec24fc07b31147"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*GetMap_Request) MarshalCDR(e *cdr.Encoder) {
@@ -45,6 +56,17 @@ func (*GetMap_Response) TypeName() string { return "nav_msgs/srv/GetMap_Response
 
 // DDSTypeName returns "nav_msgs::srv::dds_::GetMap_Response_".
 func (*GetMap_Response) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Response_" }
+
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/GetMap_Response (msg.TypeHasher).
+func (*GetMap_Response) TypeHash() string {
+	return "RIHS01_45246f7a2ff0cbfa46e13865d4b95929ebb6d2846d1b85a20ad51030f4690dc2"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/GetMap
+// (msg.ServiceTypeHasher).
+func (*GetMap_Response) ServiceTypeHash() string {
+	return "RIHS01_c8ae77c9995b3554b5ba80e4d4d443f970ac65143102a1d893ec24fc07b31147"
+}
 
 // NewGetMap_Response returns a new GetMap_Response holding the default values of its definition.
 func NewGetMap_Response() *GetMap_Response {
@@ -92,6 +114,11 @@ func (*GetMap_Event) TypeName() string { return "nav_msgs/srv/GetMap_Event" }
 
 // DDSTypeName returns "nav_msgs::srv::dds_::GetMap_Event_".
 func (*GetMap_Event) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Event_" }
+
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/GetMap_Event (msg.TypeHasher).
+func (*GetMap_Event) TypeHash() string {
+	return "RIHS01_a7ccc266ea4796564e253156024ef4e829dd3e3c424fed3b11e3118aab3971d7"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

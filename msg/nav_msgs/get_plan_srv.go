@@ -22,6 +22,17 @@ func (*GetPlan_Request) TypeName() string { return "nav_msgs/srv/GetPlan_Request
 // DDSTypeName returns "nav_msgs::srv::dds_::GetPlan_Request_".
 func (*GetPlan_Request) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Request_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/GetPlan_Request (msg.TypeHasher).
+func (*GetPlan_Request) TypeHash() string {
+	return "RIHS01_f1bb9fab287948b4432a4a7e4f529e7ea6269cd06269ee8fcb911fdb4acd23c3"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/GetPlan
+// (msg.ServiceTypeHasher).
+func (*GetPlan_Request) ServiceTypeHash() string {
+	return "RIHS01_234f7aff100f5edb8150366601687b027bcdc253db47decb88fff846193fe5e8"
+}
+
 // NewGetPlan_Request returns a new GetPlan_Request holding the default values of its definition.
 func NewGetPlan_Request() *GetPlan_Request {
 	m := new(GetPlan_Request)
@@ -72,6 +83,17 @@ func (*GetPlan_Response) TypeName() string { return "nav_msgs/srv/GetPlan_Respon
 // DDSTypeName returns "nav_msgs::srv::dds_::GetPlan_Response_".
 func (*GetPlan_Response) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Response_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/GetPlan_Response (msg.TypeHasher).
+func (*GetPlan_Response) TypeHash() string {
+	return "RIHS01_30a947cd360777929073296c368c591dc2117a89c15b7a975a6faa0a901836fd"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/GetPlan
+// (msg.ServiceTypeHasher).
+func (*GetPlan_Response) ServiceTypeHash() string {
+	return "RIHS01_234f7aff100f5edb8150366601687b027bcdc253db47decb88fff846193fe5e8"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *GetPlan_Response) MarshalCDR(e *cdr.Encoder) {
@@ -105,6 +127,11 @@ func (*GetPlan_Event) TypeName() string { return "nav_msgs/srv/GetPlan_Event" }
 
 // DDSTypeName returns "nav_msgs::srv::dds_::GetPlan_Event_".
 func (*GetPlan_Event) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Event_" }
+
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/GetPlan_Event (msg.TypeHasher).
+func (*GetPlan_Event) TypeHash() string {
+	return "RIHS01_2550c2e32e7ee24d4806e10847958e1fc37e2631a63dd83f5512fa02ac0cdda5"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

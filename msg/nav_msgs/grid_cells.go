@@ -23,6 +23,17 @@ func (*GridCells) TypeName() string { return "nav_msgs/msg/GridCells" }
 // DDSTypeName returns "nav_msgs::msg::dds_::GridCells_".
 func (*GridCells) DDSTypeName() string { return "nav_msgs::msg::dds_::GridCells_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/msg/GridCells (msg.TypeHasher).
+func (*GridCells) TypeHash() string {
+	return "RIHS01_bb99c2f5d0a04750745a81ec6a8147aa373cce5bd17c8cd6507f2413354a6933"
+}
+
+// MessageDefinition returns the definition of nav_msgs/msg/GridCells as rosbag2
+// stores it (msg.Definer).
+func (*GridCells) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat32 cell_width\nfloat32 cell_height\ngeometry_msgs/Point[] cells\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *GridCells) StampHeader() *std_msgs.Header { return &m.Header }
 

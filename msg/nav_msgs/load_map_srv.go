@@ -19,6 +19,17 @@ func (*LoadMap_Request) TypeName() string { return "nav_msgs/srv/LoadMap_Request
 // DDSTypeName returns "nav_msgs::srv::dds_::LoadMap_Request_".
 func (*LoadMap_Request) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Request_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/LoadMap_Request (msg.TypeHasher).
+func (*LoadMap_Request) TypeHash() string {
+	return "RIHS01_0f8fe3aac433c977d7c2f8b57ab1c3a17677e24880d76919b69e4208e99f5132"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/LoadMap
+// (msg.ServiceTypeHasher).
+func (*LoadMap_Request) ServiceTypeHash() string {
+	return "RIHS01_1a192ac56c40fed2767dac26f0b371785372276bd465c902676d2dca135aae5a"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *LoadMap_Request) MarshalCDR(e *cdr.Encoder) {
@@ -63,6 +74,17 @@ func (*LoadMap_Response) TypeName() string { return "nav_msgs/srv/LoadMap_Respon
 
 // DDSTypeName returns "nav_msgs::srv::dds_::LoadMap_Response_".
 func (*LoadMap_Response) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Response_" }
+
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/LoadMap_Response (msg.TypeHasher).
+func (*LoadMap_Response) TypeHash() string {
+	return "RIHS01_e7970ddf9f58e10d34b5eae6d2baca31b2b3e2f2fe6d082b3aae2a5f92777b2a"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/LoadMap
+// (msg.ServiceTypeHasher).
+func (*LoadMap_Response) ServiceTypeHash() string {
+	return "RIHS01_1a192ac56c40fed2767dac26f0b371785372276bd465c902676d2dca135aae5a"
+}
 
 // NewLoadMap_Response returns a new LoadMap_Response holding the default values of its definition.
 func NewLoadMap_Response() *LoadMap_Response {
@@ -113,6 +135,11 @@ func (*LoadMap_Event) TypeName() string { return "nav_msgs/srv/LoadMap_Event" }
 
 // DDSTypeName returns "nav_msgs::srv::dds_::LoadMap_Event_".
 func (*LoadMap_Event) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Event_" }
+
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/LoadMap_Event (msg.TypeHasher).
+func (*LoadMap_Event) TypeHash() string {
+	return "RIHS01_a7907dcbaf7a052cc96c8c716992591dc006ad26ee2841329a7e06a4a33339c7"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -24,6 +24,17 @@ func (*MapMetaData) TypeName() string { return "nav_msgs/msg/MapMetaData" }
 // DDSTypeName returns "nav_msgs::msg::dds_::MapMetaData_".
 func (*MapMetaData) DDSTypeName() string { return "nav_msgs::msg::dds_::MapMetaData_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/msg/MapMetaData (msg.TypeHasher).
+func (*MapMetaData) TypeHash() string {
+	return "RIHS01_2772d4b2000ef2b35dbaeb80fd3946c1369f817fb4f75677d916d27c17d763c8"
+}
+
+// MessageDefinition returns the definition of nav_msgs/msg/MapMetaData as rosbag2
+// stores it (msg.Definer).
+func (*MapMetaData) MessageDefinition() string {
+	return "builtin_interfaces/Time map_load_time\nfloat32 resolution\nuint32 width\nuint32 height\ngeometry_msgs/Pose origin\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // NewMapMetaData returns a new MapMetaData holding the default values of its definition.
 func NewMapMetaData() *MapMetaData {
 	m := new(MapMetaData)

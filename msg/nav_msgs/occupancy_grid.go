@@ -21,6 +21,17 @@ func (*OccupancyGrid) TypeName() string { return "nav_msgs/msg/OccupancyGrid" }
 // DDSTypeName returns "nav_msgs::msg::dds_::OccupancyGrid_".
 func (*OccupancyGrid) DDSTypeName() string { return "nav_msgs::msg::dds_::OccupancyGrid_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/msg/OccupancyGrid (msg.TypeHasher).
+func (*OccupancyGrid) TypeHash() string {
+	return "RIHS01_8d348150c12913a31ee0ec170fbf25089e4745d17035792a1ba94d6f0bc0cfc7"
+}
+
+// MessageDefinition returns the definition of nav_msgs/msg/OccupancyGrid as rosbag2
+// stores it (msg.Definer).
+func (*OccupancyGrid) MessageDefinition() string {
+	return "std_msgs/Header header\nMapMetaData info\nint8[] data\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: nav_msgs/MapMetaData\nbuiltin_interfaces/Time map_load_time\nfloat32 resolution\nuint32 width\nuint32 height\ngeometry_msgs/Pose origin\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *OccupancyGrid) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -23,6 +23,17 @@ func (*Odometry) TypeName() string { return "nav_msgs/msg/Odometry" }
 // DDSTypeName returns "nav_msgs::msg::dds_::Odometry_".
 func (*Odometry) DDSTypeName() string { return "nav_msgs::msg::dds_::Odometry_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/msg/Odometry (msg.TypeHasher).
+func (*Odometry) TypeHash() string {
+	return "RIHS01_3cc97dc7fb7502f8714462c526d369e35b603cfc34d946e3f2eda2766dfec6e0"
+}
+
+// MessageDefinition returns the definition of nav_msgs/msg/Odometry as rosbag2
+// stores it (msg.Definer).
+func (*Odometry) MessageDefinition() string {
+	return "std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/PoseWithCovariance\nPose pose\nfloat64[36] covariance\n================================================================================\nMSG: geometry_msgs/TwistWithCovariance\nTwist twist\nfloat64[36] covariance\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Odometry) StampHeader() *std_msgs.Header { return &m.Header }
 

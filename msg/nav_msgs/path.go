@@ -21,6 +21,17 @@ func (*Path) TypeName() string { return "nav_msgs/msg/Path" }
 // DDSTypeName returns "nav_msgs::msg::dds_::Path_".
 func (*Path) DDSTypeName() string { return "nav_msgs::msg::dds_::Path_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/msg/Path (msg.TypeHasher).
+func (*Path) TypeHash() string {
+	return "RIHS01_1957a5bb3cee5da65c4e52e52b65a93df227efce4c20f8458b36e73066ca334b"
+}
+
+// MessageDefinition returns the definition of nav_msgs/msg/Path as rosbag2
+// stores it (msg.Definer).
+func (*Path) MessageDefinition() string {
+	return "std_msgs/Header header\ngeometry_msgs/PoseStamped[] poses\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/PoseStamped\nstd_msgs/Header header\nPose pose\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Path) StampHeader() *std_msgs.Header { return &m.Header }
 

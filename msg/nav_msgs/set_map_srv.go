@@ -21,6 +21,17 @@ func (*SetMap_Request) TypeName() string { return "nav_msgs/srv/SetMap_Request" 
 // DDSTypeName returns "nav_msgs::srv::dds_::SetMap_Request_".
 func (*SetMap_Request) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Request_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/SetMap_Request (msg.TypeHasher).
+func (*SetMap_Request) TypeHash() string {
+	return "RIHS01_5a83a0c20af4d79248fc3287524bf358b603fb5a05818b5ec85b50fa6e5d0266"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/SetMap
+// (msg.ServiceTypeHasher).
+func (*SetMap_Request) ServiceTypeHash() string {
+	return "RIHS01_5e11a5b2ca53d8ae85b666a019f16c9904ebc787828f1f566c4e048a1ddedfb4"
+}
+
 // NewSetMap_Request returns a new SetMap_Request holding the default values of its definition.
 func NewSetMap_Request() *SetMap_Request {
 	m := new(SetMap_Request)
@@ -68,6 +79,17 @@ func (*SetMap_Response) TypeName() string { return "nav_msgs/srv/SetMap_Response
 // DDSTypeName returns "nav_msgs::srv::dds_::SetMap_Response_".
 func (*SetMap_Response) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Response_" }
 
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/SetMap_Response (msg.TypeHasher).
+func (*SetMap_Response) TypeHash() string {
+	return "RIHS01_e7251879322c7b12285b9c191d68d27495b6dede051f3cd79b0bf334147b7375"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service nav_msgs/srv/SetMap
+// (msg.ServiceTypeHasher).
+func (*SetMap_Response) ServiceTypeHash() string {
+	return "RIHS01_5e11a5b2ca53d8ae85b666a019f16c9904ebc787828f1f566c4e048a1ddedfb4"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetMap_Response) MarshalCDR(e *cdr.Encoder) {
@@ -101,6 +123,11 @@ func (*SetMap_Event) TypeName() string { return "nav_msgs/srv/SetMap_Event" }
 
 // DDSTypeName returns "nav_msgs::srv::dds_::SetMap_Event_".
 func (*SetMap_Event) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Event_" }
+
+// TypeHash returns the RIHS01 hash of nav_msgs/srv/SetMap_Event (msg.TypeHasher).
+func (*SetMap_Event) TypeHash() string {
+	return "RIHS01_68371c7e20b5f04c60581c63c676a033f4530beb507dbb88732cdd5750d60d7f"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

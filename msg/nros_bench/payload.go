@@ -21,6 +21,17 @@ func (*Payload) TypeName() string { return "nros_bench/msg/Payload" }
 // DDSTypeName returns "nros_bench::msg::dds_::Payload_".
 func (*Payload) DDSTypeName() string { return "nros_bench::msg::dds_::Payload_" }
 
+// TypeHash returns the RIHS01 hash of nros_bench/msg/Payload (msg.TypeHasher).
+func (*Payload) TypeHash() string {
+	return "RIHS01_d5b086a21c97065999d7425c1309fb0d5e895659131a0ec71846f5d8188b08b3"
+}
+
+// MessageDefinition returns the definition of nros_bench/msg/Payload as rosbag2
+// stores it (msg.Definer).
+func (*Payload) MessageDefinition() string {
+	return "# The ping-pong benchmark payload shared with the reference peers.\nint64 stamp_ns\nuint8[] data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Payload) MarshalCDR(e *cdr.Encoder) {

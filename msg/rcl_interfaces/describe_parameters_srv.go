@@ -23,6 +23,17 @@ func (*DescribeParameters_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::DescribeParameters_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/DescribeParameters_Request (msg.TypeHasher).
+func (*DescribeParameters_Request) TypeHash() string {
+	return "RIHS01_05dd1c2bc87dec2627105c8070d6f9725c781a4f2ab852975bf105462b82b644"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/DescribeParameters
+// (msg.ServiceTypeHasher).
+func (*DescribeParameters_Request) ServiceTypeHash() string {
+	return "RIHS01_845b484d71eb0673dae682f2e3ba3c4851a65a3dcfb97bddd82c5b57e91e4cff"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *DescribeParameters_Request) MarshalCDR(e *cdr.Encoder) {
@@ -58,6 +69,17 @@ func (*DescribeParameters_Response) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::DescribeParameters_Response_".
 func (*DescribeParameters_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::DescribeParameters_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/DescribeParameters_Response (msg.TypeHasher).
+func (*DescribeParameters_Response) TypeHash() string {
+	return "RIHS01_ad6747319613c6131589e062e095b469a46cc764f7d0f12a001a49e6cd893995"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/DescribeParameters
+// (msg.ServiceTypeHasher).
+func (*DescribeParameters_Response) ServiceTypeHash() string {
+	return "RIHS01_845b484d71eb0673dae682f2e3ba3c4851a65a3dcfb97bddd82c5b57e91e4cff"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -99,6 +121,11 @@ func (*DescribeParameters_Event) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::DescribeParameters_Event_".
 func (*DescribeParameters_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::DescribeParameters_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/DescribeParameters_Event (msg.TypeHasher).
+func (*DescribeParameters_Event) TypeHash() string {
+	return "RIHS01_3deba64c035093033c690184834441551a53128ea2539f71f2596fbc4ed9de43"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

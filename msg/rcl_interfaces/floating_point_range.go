@@ -22,6 +22,17 @@ func (*FloatingPointRange) DDSTypeName() string {
 	return "rcl_interfaces::msg::dds_::FloatingPointRange_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/FloatingPointRange (msg.TypeHasher).
+func (*FloatingPointRange) TypeHash() string {
+	return "RIHS01_e6af23a23c177fee5f3075c8b1e435162a9b63c863d78c06017460b49684262d"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/FloatingPointRange as rosbag2
+// stores it (msg.Definer).
+func (*FloatingPointRange) MessageDefinition() string {
+	return "float64 from_value\nfloat64 to_value\nfloat64 step\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *FloatingPointRange) MarshalCDR(e *cdr.Encoder) {

@@ -23,6 +23,17 @@ func (*GetLoggerLevels_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetLoggerLevels_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetLoggerLevels_Request (msg.TypeHasher).
+func (*GetLoggerLevels_Request) TypeHash() string {
+	return "RIHS01_490ace424a5f5b14cb4e1e95030d7fe366d8df0fd9fe4d03b44d6009504fd2cc"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/GetLoggerLevels
+// (msg.ServiceTypeHasher).
+func (*GetLoggerLevels_Request) ServiceTypeHash() string {
+	return "RIHS01_03bf1bebd0d6514c7ed0ba7c5e08dc9f2f39c759fe99e1e30ea4157d7674f72d"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *GetLoggerLevels_Request) MarshalCDR(e *cdr.Encoder) {
@@ -58,6 +69,17 @@ func (*GetLoggerLevels_Response) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::GetLoggerLevels_Response_".
 func (*GetLoggerLevels_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetLoggerLevels_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetLoggerLevels_Response (msg.TypeHasher).
+func (*GetLoggerLevels_Response) TypeHash() string {
+	return "RIHS01_228685d350911d213047abe756f5bf566d2f76b359c4e9fac16e5ef652aff910"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/GetLoggerLevels
+// (msg.ServiceTypeHasher).
+func (*GetLoggerLevels_Response) ServiceTypeHash() string {
+	return "RIHS01_03bf1bebd0d6514c7ed0ba7c5e08dc9f2f39c759fe99e1e30ea4157d7674f72d"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -97,6 +119,11 @@ func (*GetLoggerLevels_Event) TypeName() string { return "rcl_interfaces/srv/Get
 // DDSTypeName returns "rcl_interfaces::srv::dds_::GetLoggerLevels_Event_".
 func (*GetLoggerLevels_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetLoggerLevels_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetLoggerLevels_Event (msg.TypeHasher).
+func (*GetLoggerLevels_Event) TypeHash() string {
+	return "RIHS01_c835a586d832cb17c01c512f8ffd449fd5384f5bd33fb44d76329d875d1f0875"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -23,6 +23,17 @@ func (*GetParameterTypes_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetParameterTypes_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetParameterTypes_Request (msg.TypeHasher).
+func (*GetParameterTypes_Request) TypeHash() string {
+	return "RIHS01_87d7ec5ef545d4daa289d500025d31fb2437bc8b8365ca367161c4dac4be33fd"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/GetParameterTypes
+// (msg.ServiceTypeHasher).
+func (*GetParameterTypes_Request) ServiceTypeHash() string {
+	return "RIHS01_da199c878688b3e530bdfe3ca8f74cb9fa0c303101e980a9e8f260e25e1c80ca"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *GetParameterTypes_Request) MarshalCDR(e *cdr.Encoder) {
@@ -58,6 +69,17 @@ func (*GetParameterTypes_Response) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::GetParameterTypes_Response_".
 func (*GetParameterTypes_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetParameterTypes_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetParameterTypes_Response (msg.TypeHasher).
+func (*GetParameterTypes_Response) TypeHash() string {
+	return "RIHS01_ac1335dce67c478e669434f6ac2fbff34fcd529580f272d3006785ba8b54e47f"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/GetParameterTypes
+// (msg.ServiceTypeHasher).
+func (*GetParameterTypes_Response) ServiceTypeHash() string {
+	return "RIHS01_da199c878688b3e530bdfe3ca8f74cb9fa0c303101e980a9e8f260e25e1c80ca"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -96,6 +118,11 @@ func (*GetParameterTypes_Event) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::GetParameterTypes_Event_".
 func (*GetParameterTypes_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetParameterTypes_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetParameterTypes_Event (msg.TypeHasher).
+func (*GetParameterTypes_Event) TypeHash() string {
+	return "RIHS01_9516adca0cc885d46a59c2362fb8eb5f4906b046518266f8c645b454b0dddc60"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -21,6 +21,17 @@ func (*GetParameters_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetParameters_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetParameters_Request (msg.TypeHasher).
+func (*GetParameters_Request) TypeHash() string {
+	return "RIHS01_135a9e1c3d7cebef792f6687d7ddf99949b21a0bd9a320d863a9110a3f5cf4d6"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/GetParameters
+// (msg.ServiceTypeHasher).
+func (*GetParameters_Request) ServiceTypeHash() string {
+	return "RIHS01_bf9803d5c74cf989a5de3e0c2e99444599a627c7ff75f97b8c05b01003675cbc"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *GetParameters_Request) MarshalCDR(e *cdr.Encoder) {
@@ -54,6 +65,17 @@ func (*GetParameters_Response) TypeName() string { return "rcl_interfaces/srv/Ge
 // DDSTypeName returns "rcl_interfaces::srv::dds_::GetParameters_Response_".
 func (*GetParameters_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetParameters_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetParameters_Response (msg.TypeHasher).
+func (*GetParameters_Response) TypeHash() string {
+	return "RIHS01_9fa773b46e39cc5d02db6224d8fd520bb9caeeffc2b27c96c1e59431baba9f2a"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/GetParameters
+// (msg.ServiceTypeHasher).
+func (*GetParameters_Response) ServiceTypeHash() string {
+	return "RIHS01_bf9803d5c74cf989a5de3e0c2e99444599a627c7ff75f97b8c05b01003675cbc"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -93,6 +115,11 @@ func (*GetParameters_Event) TypeName() string { return "rcl_interfaces/srv/GetPa
 // DDSTypeName returns "rcl_interfaces::srv::dds_::GetParameters_Event_".
 func (*GetParameters_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::GetParameters_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/GetParameters_Event (msg.TypeHasher).
+func (*GetParameters_Event) TypeHash() string {
+	return "RIHS01_84eeb9247b09067c35bd8750d5c8555b700e394a616737c4624f15ae02e64c4d"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

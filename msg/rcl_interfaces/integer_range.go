@@ -20,6 +20,17 @@ func (*IntegerRange) TypeName() string { return "rcl_interfaces/msg/IntegerRange
 // DDSTypeName returns "rcl_interfaces::msg::dds_::IntegerRange_".
 func (*IntegerRange) DDSTypeName() string { return "rcl_interfaces::msg::dds_::IntegerRange_" }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/IntegerRange (msg.TypeHasher).
+func (*IntegerRange) TypeHash() string {
+	return "RIHS01_f7b7fdc0f65f07702e099218e13288c3963bcb9345bde78b560e6cd19800fc5a"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/IntegerRange as rosbag2
+// stores it (msg.Definer).
+func (*IntegerRange) MessageDefinition() string {
+	return "int64 from_value\nint64 to_value\nuint64 step\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *IntegerRange) MarshalCDR(e *cdr.Encoder) {

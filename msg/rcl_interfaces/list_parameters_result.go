@@ -21,6 +21,17 @@ func (*ListParametersResult) DDSTypeName() string {
 	return "rcl_interfaces::msg::dds_::ListParametersResult_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/ListParametersResult (msg.TypeHasher).
+func (*ListParametersResult) TypeHash() string {
+	return "RIHS01_237ae3428413dcbcfb452b510c42355f3a2b021dc091afa3e18526d57022f1cd"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/ListParametersResult as rosbag2
+// stores it (msg.Definer).
+func (*ListParametersResult) MessageDefinition() string {
+	return "string[] names\nstring[] prefixes\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ListParametersResult) MarshalCDR(e *cdr.Encoder) {

@@ -28,6 +28,17 @@ func (*ListParameters_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::ListParameters_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/ListParameters_Request (msg.TypeHasher).
+func (*ListParameters_Request) TypeHash() string {
+	return "RIHS01_a1b0b5d6b967a5b8ac5bc8563c3ea678f349e312a6a4967227c5a96bc5ce38df"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/ListParameters
+// (msg.ServiceTypeHasher).
+func (*ListParameters_Request) ServiceTypeHash() string {
+	return "RIHS01_3e6062bfbb27bfb8730d4cef2558221f51a11646d78e7bb30a1e83afac3aad9d"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ListParameters_Request) MarshalCDR(e *cdr.Encoder) {
@@ -68,6 +79,17 @@ func (*ListParameters_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::ListParameters_Response_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/ListParameters_Response (msg.TypeHasher).
+func (*ListParameters_Response) TypeHash() string {
+	return "RIHS01_31b937b82de3612426be79f231e386259f97e8dc843e3f2845288b4bfa296bdd"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/ListParameters
+// (msg.ServiceTypeHasher).
+func (*ListParameters_Response) ServiceTypeHash() string {
+	return "RIHS01_3e6062bfbb27bfb8730d4cef2558221f51a11646d78e7bb30a1e83afac3aad9d"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ListParameters_Response) MarshalCDR(e *cdr.Encoder) {
@@ -102,6 +124,11 @@ func (*ListParameters_Event) TypeName() string { return "rcl_interfaces/srv/List
 // DDSTypeName returns "rcl_interfaces::srv::dds_::ListParameters_Event_".
 func (*ListParameters_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::ListParameters_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/ListParameters_Event (msg.TypeHasher).
+func (*ListParameters_Event) TypeHash() string {
+	return "RIHS01_89c5b5aaf68ec925ae9bbc5569ee21de82959b4d1496dbd498792ad825b9b292"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

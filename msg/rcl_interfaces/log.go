@@ -39,6 +39,17 @@ func (*Log) TypeName() string { return "rcl_interfaces/msg/Log" }
 // DDSTypeName returns "rcl_interfaces::msg::dds_::Log_".
 func (*Log) DDSTypeName() string { return "rcl_interfaces::msg::dds_::Log_" }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/Log (msg.TypeHasher).
+func (*Log) TypeHash() string {
+	return "RIHS01_e28ce254ca8abc06abf92773b74602cdbf116ed34fbaf294fb9f81da9f318eac"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/Log as rosbag2
+// stores it (msg.Definer).
+func (*Log) MessageDefinition() string {
+	return "uint8 DEBUG=10\nuint8 INFO=20\nuint8 WARN=30\nuint8 ERROR=40\nuint8 FATAL=50\n\nbuiltin_interfaces/Time stamp\nuint8 level\nstring name\nstring msg\nstring file\nstring function\nuint32 line\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Log) MarshalCDR(e *cdr.Encoder) {

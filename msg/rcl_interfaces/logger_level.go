@@ -35,6 +35,17 @@ func (*LoggerLevel) TypeName() string { return "rcl_interfaces/msg/LoggerLevel" 
 // DDSTypeName returns "rcl_interfaces::msg::dds_::LoggerLevel_".
 func (*LoggerLevel) DDSTypeName() string { return "rcl_interfaces::msg::dds_::LoggerLevel_" }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/LoggerLevel (msg.TypeHasher).
+func (*LoggerLevel) TypeHash() string {
+	return "RIHS01_95785cc42f048ab4f395af65035aeaf2181d8e1c7a44edb8ad4558445fdb43c0"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/LoggerLevel as rosbag2
+// stores it (msg.Definer).
+func (*LoggerLevel) MessageDefinition() string {
+	return "uint8 LOG_LEVEL_UNKNOWN=0\nuint8 LOG_LEVEL_DEBUG=10\nuint8 LOG_LEVEL_INFO=20\nuint8 LOG_LEVEL_WARN=30\nuint8 LOG_LEVEL_ERROR=40\nuint8 LOG_LEVEL_FATAL=50\n\nstring name\nuint32 level\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *LoggerLevel) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*Parameter) TypeName() string { return "rcl_interfaces/msg/Parameter" }
 // DDSTypeName returns "rcl_interfaces::msg::dds_::Parameter_".
 func (*Parameter) DDSTypeName() string { return "rcl_interfaces::msg::dds_::Parameter_" }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/Parameter (msg.TypeHasher).
+func (*Parameter) TypeHash() string {
+	return "RIHS01_ddfe6442cffc462317adb5c92536a7b6dd55858c5c3e1e328165a6b73c2831af"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/Parameter as rosbag2
+// stores it (msg.Definer).
+func (*Parameter) MessageDefinition() string {
+	return "string name\nParameterValue value\n================================================================================\nMSG: rcl_interfaces/ParameterValue\nuint8 type\nbool bool_value\nint64 integer_value\nfloat64 double_value\nstring string_value\nbyte[] byte_array_value\nbool[] bool_array_value\nint64[] integer_array_value\nfloat64[] double_array_value\nstring[] string_array_value\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Parameter) MarshalCDR(e *cdr.Encoder) {

@@ -27,6 +27,17 @@ func (*ParameterDescriptor) DDSTypeName() string {
 	return "rcl_interfaces::msg::dds_::ParameterDescriptor_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/ParameterDescriptor (msg.TypeHasher).
+func (*ParameterDescriptor) TypeHash() string {
+	return "RIHS01_52175dbfda6c51153101d33d2a9da05743f66f02d5ab2ca9ec4709b46b73d704"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/ParameterDescriptor as rosbag2
+// stores it (msg.Definer).
+func (*ParameterDescriptor) MessageDefinition() string {
+	return "string name\nuint8 type\nstring description\nstring additional_constraints\nbool read_only\nbool dynamic_typing\nFloatingPointRange[<=1] floating_point_range\nIntegerRange[<=1] integer_range\n================================================================================\nMSG: rcl_interfaces/FloatingPointRange\nfloat64 from_value\nfloat64 to_value\nfloat64 step\n================================================================================\nMSG: rcl_interfaces/IntegerRange\nint64 from_value\nint64 to_value\nuint64 step\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ParameterDescriptor) MarshalCDR(e *cdr.Encoder) {

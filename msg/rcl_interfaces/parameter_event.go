@@ -23,6 +23,17 @@ func (*ParameterEvent) TypeName() string { return "rcl_interfaces/msg/ParameterE
 // DDSTypeName returns "rcl_interfaces::msg::dds_::ParameterEvent_".
 func (*ParameterEvent) DDSTypeName() string { return "rcl_interfaces::msg::dds_::ParameterEvent_" }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/ParameterEvent (msg.TypeHasher).
+func (*ParameterEvent) TypeHash() string {
+	return "RIHS01_043e627780fcad87a22d225bc2a037361dba713fca6a6b9f4b869a5aa0393204"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/ParameterEvent as rosbag2
+// stores it (msg.Definer).
+func (*ParameterEvent) MessageDefinition() string {
+	return "builtin_interfaces/Time stamp\nstring node\nParameter[] new_parameters\nParameter[] changed_parameters\nParameter[] deleted_parameters\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: rcl_interfaces/Parameter\nstring name\nParameterValue value\n================================================================================\nMSG: rcl_interfaces/ParameterValue\nuint8 type\nbool bool_value\nint64 integer_value\nfloat64 double_value\nstring string_value\nbyte[] byte_array_value\nbool[] bool_array_value\nint64[] integer_array_value\nfloat64[] double_array_value\nstring[] string_array_value\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ParameterEvent) MarshalCDR(e *cdr.Encoder) {

@@ -24,6 +24,17 @@ func (*ParameterEventDescriptors) DDSTypeName() string {
 	return "rcl_interfaces::msg::dds_::ParameterEventDescriptors_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/ParameterEventDescriptors (msg.TypeHasher).
+func (*ParameterEventDescriptors) TypeHash() string {
+	return "RIHS01_456f90915d72ef69379e702ef3ba2a115098ff677eab9c0080fa11239c6b147e"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/ParameterEventDescriptors as rosbag2
+// stores it (msg.Definer).
+func (*ParameterEventDescriptors) MessageDefinition() string {
+	return "ParameterDescriptor[] new_parameters\nParameterDescriptor[] changed_parameters\nParameterDescriptor[] deleted_parameters\n================================================================================\nMSG: rcl_interfaces/ParameterDescriptor\nstring name\nuint8 type\nstring description\nstring additional_constraints\nbool read_only\nbool dynamic_typing\nFloatingPointRange[<=1] floating_point_range\nIntegerRange[<=1] integer_range\n================================================================================\nMSG: rcl_interfaces/FloatingPointRange\nfloat64 from_value\nfloat64 to_value\nfloat64 step\n================================================================================\nMSG: rcl_interfaces/IntegerRange\nint64 from_value\nint64 to_value\nuint64 step\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ParameterEventDescriptors) MarshalCDR(e *cdr.Encoder) {

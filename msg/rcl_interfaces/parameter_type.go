@@ -41,6 +41,17 @@ func (*ParameterType) TypeName() string { return "rcl_interfaces/msg/ParameterTy
 // DDSTypeName returns "rcl_interfaces::msg::dds_::ParameterType_".
 func (*ParameterType) DDSTypeName() string { return "rcl_interfaces::msg::dds_::ParameterType_" }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/ParameterType (msg.TypeHasher).
+func (*ParameterType) TypeHash() string {
+	return "RIHS01_df29ed057a834862187be24dd187d981790ff3ea6502f4cd27b432cbc42c6d46"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/ParameterType as rosbag2
+// stores it (msg.Definer).
+func (*ParameterType) MessageDefinition() string {
+	return "uint8 PARAMETER_NOT_SET=0\nuint8 PARAMETER_BOOL=1\nuint8 PARAMETER_INTEGER=2\nuint8 PARAMETER_DOUBLE=3\nuint8 PARAMETER_STRING=4\nuint8 PARAMETER_BYTE_ARRAY=5\nuint8 PARAMETER_BOOL_ARRAY=6\nuint8 PARAMETER_INTEGER_ARRAY=7\nuint8 PARAMETER_DOUBLE_ARRAY=8\nuint8 PARAMETER_STRING_ARRAY=9\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*ParameterType) MarshalCDR(e *cdr.Encoder) {

@@ -27,6 +27,17 @@ func (*ParameterValue) TypeName() string { return "rcl_interfaces/msg/ParameterV
 // DDSTypeName returns "rcl_interfaces::msg::dds_::ParameterValue_".
 func (*ParameterValue) DDSTypeName() string { return "rcl_interfaces::msg::dds_::ParameterValue_" }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/ParameterValue (msg.TypeHasher).
+func (*ParameterValue) TypeHash() string {
+	return "RIHS01_115fc089a387e23c7ecd3525c9189c379109119d6ab82e8dfbde0fdf6a7f9b68"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/ParameterValue as rosbag2
+// stores it (msg.Definer).
+func (*ParameterValue) MessageDefinition() string {
+	return "uint8 type\nbool bool_value\nint64 integer_value\nfloat64 double_value\nstring string_value\nbyte[] byte_array_value\nbool[] bool_array_value\nint64[] integer_array_value\nfloat64[] double_array_value\nstring[] string_array_value\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ParameterValue) MarshalCDR(e *cdr.Encoder) {

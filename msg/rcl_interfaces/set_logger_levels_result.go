@@ -21,6 +21,17 @@ func (*SetLoggerLevelsResult) DDSTypeName() string {
 	return "rcl_interfaces::msg::dds_::SetLoggerLevelsResult_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/SetLoggerLevelsResult (msg.TypeHasher).
+func (*SetLoggerLevelsResult) TypeHash() string {
+	return "RIHS01_9316e5e679a5b72d2dd7fd80c539bae9e106fa0890a06dc5da3a8177a3ff6909"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/SetLoggerLevelsResult as rosbag2
+// stores it (msg.Definer).
+func (*SetLoggerLevelsResult) MessageDefinition() string {
+	return "bool successful\nstring reason\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetLoggerLevelsResult) MarshalCDR(e *cdr.Encoder) {

@@ -23,6 +23,17 @@ func (*SetLoggerLevels_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetLoggerLevels_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetLoggerLevels_Request (msg.TypeHasher).
+func (*SetLoggerLevels_Request) TypeHash() string {
+	return "RIHS01_4e7768e0f4c749205f35bc05449f83fad18c42de52c16b1934d66c2f68ffd862"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/SetLoggerLevels
+// (msg.ServiceTypeHasher).
+func (*SetLoggerLevels_Request) ServiceTypeHash() string {
+	return "RIHS01_3ff86cb4e91fbf9abae15c234ecc874448de6ece8e193401c077cf116e4f6d78"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetLoggerLevels_Request) MarshalCDR(e *cdr.Encoder) {
@@ -58,6 +69,17 @@ func (*SetLoggerLevels_Response) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::SetLoggerLevels_Response_".
 func (*SetLoggerLevels_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetLoggerLevels_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetLoggerLevels_Response (msg.TypeHasher).
+func (*SetLoggerLevels_Response) TypeHash() string {
+	return "RIHS01_ba51739027e57cb9120015737f4618579684047d862b2b16a76bc399d987d6d3"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/SetLoggerLevels
+// (msg.ServiceTypeHasher).
+func (*SetLoggerLevels_Response) ServiceTypeHash() string {
+	return "RIHS01_3ff86cb4e91fbf9abae15c234ecc874448de6ece8e193401c077cf116e4f6d78"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -97,6 +119,11 @@ func (*SetLoggerLevels_Event) TypeName() string { return "rcl_interfaces/srv/Set
 // DDSTypeName returns "rcl_interfaces::srv::dds_::SetLoggerLevels_Event_".
 func (*SetLoggerLevels_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetLoggerLevels_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetLoggerLevels_Event (msg.TypeHasher).
+func (*SetLoggerLevels_Event) TypeHash() string {
+	return "RIHS01_ce7d563c54edbff5addfea9ae8f8bcb7ba755673cdc0761064ec0d4adf18b6d9"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -23,6 +23,17 @@ func (*SetParametersAtomically_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetParametersAtomically_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetParametersAtomically_Request (msg.TypeHasher).
+func (*SetParametersAtomically_Request) TypeHash() string {
+	return "RIHS01_db0bd950ed5ed867a0e90b225e44dea382d762c0762ff3e0ee842190042a59e5"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/SetParametersAtomically
+// (msg.ServiceTypeHasher).
+func (*SetParametersAtomically_Request) ServiceTypeHash() string {
+	return "RIHS01_0e192ef259c07fc3c07a13191d27002222e65e00ccec653ca05e856f79285fcd"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetParametersAtomically_Request) MarshalCDR(e *cdr.Encoder) {
@@ -58,6 +69,17 @@ func (*SetParametersAtomically_Response) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::SetParametersAtomically_Response_".
 func (*SetParametersAtomically_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetParametersAtomically_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetParametersAtomically_Response (msg.TypeHasher).
+func (*SetParametersAtomically_Response) TypeHash() string {
+	return "RIHS01_31b1a38c5b0b9d893ee24da45f69638f4561c78461d82d52750f429b534502b8"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/SetParametersAtomically
+// (msg.ServiceTypeHasher).
+func (*SetParametersAtomically_Response) ServiceTypeHash() string {
+	return "RIHS01_0e192ef259c07fc3c07a13191d27002222e65e00ccec653ca05e856f79285fcd"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -96,6 +118,11 @@ func (*SetParametersAtomically_Event) TypeName() string {
 // DDSTypeName returns "rcl_interfaces::srv::dds_::SetParametersAtomically_Event_".
 func (*SetParametersAtomically_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetParametersAtomically_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetParametersAtomically_Event (msg.TypeHasher).
+func (*SetParametersAtomically_Event) TypeHash() string {
+	return "RIHS01_42fc0821e6e8fcff2b150cefc7d8269f0ce65139e1dc715b15267a4bcf63a189"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

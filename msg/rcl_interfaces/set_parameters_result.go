@@ -21,6 +21,17 @@ func (*SetParametersResult) DDSTypeName() string {
 	return "rcl_interfaces::msg::dds_::SetParametersResult_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/msg/SetParametersResult (msg.TypeHasher).
+func (*SetParametersResult) TypeHash() string {
+	return "RIHS01_cfcc0fb0371ee5159b403960ef4300f8f9d2f1fd6117c8666b7f9654d528a9b1"
+}
+
+// MessageDefinition returns the definition of rcl_interfaces/msg/SetParametersResult as rosbag2
+// stores it (msg.Definer).
+func (*SetParametersResult) MessageDefinition() string {
+	return "bool successful\nstring reason\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetParametersResult) MarshalCDR(e *cdr.Encoder) {

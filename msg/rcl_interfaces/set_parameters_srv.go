@@ -21,6 +21,17 @@ func (*SetParameters_Request) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetParameters_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetParameters_Request (msg.TypeHasher).
+func (*SetParameters_Request) TypeHash() string {
+	return "RIHS01_130d46386b7e84ea9ecf60608a4d83cbe5e5cb7c6cc5b712b7a4e3a6c254e932"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/SetParameters
+// (msg.ServiceTypeHasher).
+func (*SetParameters_Request) ServiceTypeHash() string {
+	return "RIHS01_56eed9a67e169f9cb6c1f987bc88f868c14a8fc9f743a263bc734c154015d7e0"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetParameters_Request) MarshalCDR(e *cdr.Encoder) {
@@ -54,6 +65,17 @@ func (*SetParameters_Response) TypeName() string { return "rcl_interfaces/srv/Se
 // DDSTypeName returns "rcl_interfaces::srv::dds_::SetParameters_Response_".
 func (*SetParameters_Response) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetParameters_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetParameters_Response (msg.TypeHasher).
+func (*SetParameters_Response) TypeHash() string {
+	return "RIHS01_7a0e8140a0b8d98308fa81a5403a766e610af29a239caf54b7553227906fc266"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rcl_interfaces/srv/SetParameters
+// (msg.ServiceTypeHasher).
+func (*SetParameters_Response) ServiceTypeHash() string {
+	return "RIHS01_56eed9a67e169f9cb6c1f987bc88f868c14a8fc9f743a263bc734c154015d7e0"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -93,6 +115,11 @@ func (*SetParameters_Event) TypeName() string { return "rcl_interfaces/srv/SetPa
 // DDSTypeName returns "rcl_interfaces::srv::dds_::SetParameters_Event_".
 func (*SetParameters_Event) DDSTypeName() string {
 	return "rcl_interfaces::srv::dds_::SetParameters_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rcl_interfaces/srv/SetParameters_Event (msg.TypeHasher).
+func (*SetParameters_Event) TypeHash() string {
+	return "RIHS01_5060f52369bcff7f9dbd6eca21ee521859e471e71b33a8a8df26d5236fe54a80"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -21,6 +21,17 @@ func (*NodeEntitiesInfo) TypeName() string { return "rmw_dds_common/msg/NodeEnti
 // DDSTypeName returns "rmw_dds_common::msg::dds_::NodeEntitiesInfo_".
 func (*NodeEntitiesInfo) DDSTypeName() string { return "rmw_dds_common::msg::dds_::NodeEntitiesInfo_" }
 
+// TypeHash returns the RIHS01 hash of rmw_dds_common/msg/NodeEntitiesInfo (msg.TypeHasher).
+func (*NodeEntitiesInfo) TypeHash() string {
+	return "RIHS01_8ffef65ee2d088c63b1e8fcd31e800ba9fc8dbe0ee15ca60d1676de5218087a7"
+}
+
+// MessageDefinition returns the definition of rmw_dds_common/msg/NodeEntitiesInfo as rosbag2
+// stores it (msg.Definer).
+func (*NodeEntitiesInfo) MessageDefinition() string {
+	return "string<=256 node_namespace\nstring<=256 node_name\nGid[] reader_gid_seq\nGid[] writer_gid_seq\n================================================================================\nMSG: rmw_dds_common/Gid\nchar[16] data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *NodeEntitiesInfo) MarshalCDR(e *cdr.Encoder) {

@@ -20,6 +20,17 @@ func (*GetRate_Request) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::GetRate_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/GetRate_Request (msg.TypeHasher).
+func (*GetRate_Request) TypeHash() string {
+	return "RIHS01_7d0acffdc3e2a0f609192ffe06e3f62b245ae870b2bed40f5aca14e90f70f2b8"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/GetRate
+// (msg.ServiceTypeHasher).
+func (*GetRate_Request) ServiceTypeHash() string {
+	return "RIHS01_c4f24894657b45b0cca8c720ce039924cfa1a5b8baa7d1ffd94881812d8700eb"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*GetRate_Request) MarshalCDR(e *cdr.Encoder) {
@@ -48,6 +59,17 @@ func (*GetRate_Response) TypeName() string { return "rosbag2_interfaces/srv/GetR
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::GetRate_Response_".
 func (*GetRate_Response) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::GetRate_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/GetRate_Response (msg.TypeHasher).
+func (*GetRate_Response) TypeHash() string {
+	return "RIHS01_94ed8749aa8f38b835d0d8c080549f48182174bcebf2ab8c1effabdd0fe200c9"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/GetRate
+// (msg.ServiceTypeHasher).
+func (*GetRate_Response) ServiceTypeHash() string {
+	return "RIHS01_c4f24894657b45b0cca8c720ce039924cfa1a5b8baa7d1ffd94881812d8700eb"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -83,6 +105,11 @@ func (*GetRate_Event) TypeName() string { return "rosbag2_interfaces/srv/GetRate
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::GetRate_Event_".
 func (*GetRate_Event) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::GetRate_Event_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/GetRate_Event (msg.TypeHasher).
+func (*GetRate_Event) TypeHash() string {
+	return "RIHS01_1cbf47a4c0e15f96a179ade2ba4ce88e9e7a2e65cf71532542e57418ee8b6463"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -20,6 +20,17 @@ func (*IsPaused_Request) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::IsPaused_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/IsPaused_Request (msg.TypeHasher).
+func (*IsPaused_Request) TypeHash() string {
+	return "RIHS01_9ef3b23785d1cf8409fccd055c3d88e6423169b9e4eebd5c2113996db8a6e4bc"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/IsPaused
+// (msg.ServiceTypeHasher).
+func (*IsPaused_Request) ServiceTypeHash() string {
+	return "RIHS01_c4d007c4a9ca1a76729d96b81c20db85b88b454eee371c0d8afe3aa31b899a40"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*IsPaused_Request) MarshalCDR(e *cdr.Encoder) {
@@ -48,6 +59,17 @@ func (*IsPaused_Response) TypeName() string { return "rosbag2_interfaces/srv/IsP
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::IsPaused_Response_".
 func (*IsPaused_Response) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::IsPaused_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/IsPaused_Response (msg.TypeHasher).
+func (*IsPaused_Response) TypeHash() string {
+	return "RIHS01_245fc5f694b47fafac3c3a6ef8e412771153af28f86ac1a6e3acee60f9d01de8"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/IsPaused
+// (msg.ServiceTypeHasher).
+func (*IsPaused_Response) ServiceTypeHash() string {
+	return "RIHS01_c4d007c4a9ca1a76729d96b81c20db85b88b454eee371c0d8afe3aa31b899a40"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -83,6 +105,11 @@ func (*IsPaused_Event) TypeName() string { return "rosbag2_interfaces/srv/IsPaus
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::IsPaused_Event_".
 func (*IsPaused_Event) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::IsPaused_Event_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/IsPaused_Event (msg.TypeHasher).
+func (*IsPaused_Event) TypeHash() string {
+	return "RIHS01_dd35ad78b4edcdc7766c8e48fe03975da3ff1d5c96a17b9125cfa7d708c11cba"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -18,6 +18,17 @@ func (*Pause_Request) TypeName() string { return "rosbag2_interfaces/srv/Pause_R
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Pause_Request_".
 func (*Pause_Request) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Pause_Request_" }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Pause_Request (msg.TypeHasher).
+func (*Pause_Request) TypeHash() string {
+	return "RIHS01_281bb2694f33f986b925c21fd9981c80cc5f5147bd5ec42d87525f1986c9e466"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/Pause
+// (msg.ServiceTypeHasher).
+func (*Pause_Request) ServiceTypeHash() string {
+	return "RIHS01_b101e6aaf344c37f1405f5a1f484fee1c7d2acc61c6f04aeb636e9ab3f51a497"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Pause_Request) MarshalCDR(e *cdr.Encoder) {
@@ -44,6 +55,17 @@ func (*Pause_Response) TypeName() string { return "rosbag2_interfaces/srv/Pause_
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Pause_Response_".
 func (*Pause_Response) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Pause_Response_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Pause_Response (msg.TypeHasher).
+func (*Pause_Response) TypeHash() string {
+	return "RIHS01_6d7e31f48308bceaeaf78f6b75d6c7900bff88363706ac820e5649e6593b66ed"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/Pause
+// (msg.ServiceTypeHasher).
+func (*Pause_Response) ServiceTypeHash() string {
+	return "RIHS01_b101e6aaf344c37f1405f5a1f484fee1c7d2acc61c6f04aeb636e9ab3f51a497"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -76,6 +98,11 @@ func (*Pause_Event) TypeName() string { return "rosbag2_interfaces/srv/Pause_Eve
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Pause_Event_".
 func (*Pause_Event) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Pause_Event_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Pause_Event (msg.TypeHasher).
+func (*Pause_Event) TypeHash() string {
+	return "RIHS01_0c8c11a07d8d856a10e8750474f5dc4dfee15db4b9164176defd8912609d349e"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -20,6 +20,17 @@ func (*PlayNext_Request) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::PlayNext_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/PlayNext_Request (msg.TypeHasher).
+func (*PlayNext_Request) TypeHash() string {
+	return "RIHS01_10706411ae955640d84ffb56391bbb480c5a17af5443dd61e631c03ed659cf90"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/PlayNext
+// (msg.ServiceTypeHasher).
+func (*PlayNext_Request) ServiceTypeHash() string {
+	return "RIHS01_2b397d59555ce383e6af4b4e43142934ad4b208bd7da01409d472f1fa481d45b"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*PlayNext_Request) MarshalCDR(e *cdr.Encoder) {
@@ -48,6 +59,17 @@ func (*PlayNext_Response) TypeName() string { return "rosbag2_interfaces/srv/Pla
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::PlayNext_Response_".
 func (*PlayNext_Response) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::PlayNext_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/PlayNext_Response (msg.TypeHasher).
+func (*PlayNext_Response) TypeHash() string {
+	return "RIHS01_3b3a1090b37438553eadea1180bf448b12092bdeda84e47e3ad811cc0e9da02b"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/PlayNext
+// (msg.ServiceTypeHasher).
+func (*PlayNext_Response) ServiceTypeHash() string {
+	return "RIHS01_2b397d59555ce383e6af4b4e43142934ad4b208bd7da01409d472f1fa481d45b"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -83,6 +105,11 @@ func (*PlayNext_Event) TypeName() string { return "rosbag2_interfaces/srv/PlayNe
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::PlayNext_Event_".
 func (*PlayNext_Event) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::PlayNext_Event_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/PlayNext_Event (msg.TypeHasher).
+func (*PlayNext_Event) TypeHash() string {
+	return "RIHS01_b47cd458b4b9f5cb32c76d4b0100619f9360f7d9594a34df1cb64eb524b84cfa"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -18,6 +18,17 @@ func (*Resume_Request) TypeName() string { return "rosbag2_interfaces/srv/Resume
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Resume_Request_".
 func (*Resume_Request) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Resume_Request_" }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Resume_Request (msg.TypeHasher).
+func (*Resume_Request) TypeHash() string {
+	return "RIHS01_fb988aa8fefd54ec0e79a58a51aa06101e0bcb1668dc38bbc0b4e02d6df274d9"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/Resume
+// (msg.ServiceTypeHasher).
+func (*Resume_Request) ServiceTypeHash() string {
+	return "RIHS01_fb4a116a8bdfc09c4c9f48df3b295d1f546053b4bb145bcbd4c92e7eef9896b8"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Resume_Request) MarshalCDR(e *cdr.Encoder) {
@@ -45,6 +56,17 @@ func (*Resume_Response) TypeName() string { return "rosbag2_interfaces/srv/Resum
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Resume_Response_".
 func (*Resume_Response) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::Resume_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Resume_Response (msg.TypeHasher).
+func (*Resume_Response) TypeHash() string {
+	return "RIHS01_9df430ac47b3d942f08c1603418243b6457bef5ede37593d75d8d40edc543381"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/Resume
+// (msg.ServiceTypeHasher).
+func (*Resume_Response) ServiceTypeHash() string {
+	return "RIHS01_fb4a116a8bdfc09c4c9f48df3b295d1f546053b4bb145bcbd4c92e7eef9896b8"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -78,6 +100,11 @@ func (*Resume_Event) TypeName() string { return "rosbag2_interfaces/srv/Resume_E
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Resume_Event_".
 func (*Resume_Event) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Resume_Event_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Resume_Event (msg.TypeHasher).
+func (*Resume_Event) TypeHash() string {
+	return "RIHS01_64d2babc068065d4a38c2e7fce7b74adb0ff9ec22274d94a5ea73d4b01a32785"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -20,6 +20,17 @@ func (*Seek_Request) TypeName() string { return "rosbag2_interfaces/srv/Seek_Req
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Seek_Request_".
 func (*Seek_Request) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Seek_Request_" }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Seek_Request (msg.TypeHasher).
+func (*Seek_Request) TypeHash() string {
+	return "RIHS01_9083eb4e68b18e1523bd04fe5a1d8ea29a17decbf5f9022aee4d14e450580776"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/Seek
+// (msg.ServiceTypeHasher).
+func (*Seek_Request) ServiceTypeHash() string {
+	return "RIHS01_6e9b6b38c44f111e36e43903da565fb2775ab0f0e69c02169a5fb0f130b23eb4"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Seek_Request) MarshalCDR(e *cdr.Encoder) {
@@ -49,6 +60,17 @@ func (*Seek_Response) TypeName() string { return "rosbag2_interfaces/srv/Seek_Re
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Seek_Response_".
 func (*Seek_Response) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Seek_Response_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Seek_Response (msg.TypeHasher).
+func (*Seek_Response) TypeHash() string {
+	return "RIHS01_173c2de943541f1998b379e41bd5cd6fdb97fcccd5557548c974cbb1fbb473f0"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/Seek
+// (msg.ServiceTypeHasher).
+func (*Seek_Response) ServiceTypeHash() string {
+	return "RIHS01_6e9b6b38c44f111e36e43903da565fb2775ab0f0e69c02169a5fb0f130b23eb4"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -83,6 +105,11 @@ func (*Seek_Event) TypeName() string { return "rosbag2_interfaces/srv/Seek_Event
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::Seek_Event_".
 func (*Seek_Event) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::Seek_Event_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/Seek_Event (msg.TypeHasher).
+func (*Seek_Event) TypeHash() string {
+	return "RIHS01_52349f1d432e5365ec13de3ebce3b1f83e68b1b2d14c880fa99c9e4f4ab8a496"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -21,6 +21,17 @@ func (*SetRate_Request) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::SetRate_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/SetRate_Request (msg.TypeHasher).
+func (*SetRate_Request) TypeHash() string {
+	return "RIHS01_a1c707f5a5e8fcc52976d7a6f50402ef48a3f298c1279a9aaccc956fa5b89a71"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/SetRate
+// (msg.ServiceTypeHasher).
+func (*SetRate_Request) ServiceTypeHash() string {
+	return "RIHS01_571e1d5335cc99a8e4132c46e4ea9bf873e85c39f23d375146cb7d249d939629"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetRate_Request) MarshalCDR(e *cdr.Encoder) {
@@ -51,6 +62,17 @@ func (*SetRate_Response) TypeName() string { return "rosbag2_interfaces/srv/SetR
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::SetRate_Response_".
 func (*SetRate_Response) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::SetRate_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/SetRate_Response (msg.TypeHasher).
+func (*SetRate_Response) TypeHash() string {
+	return "RIHS01_aa9635da63df53fcf447d5401749e81d42f64c600dc9e484f5eeea6dd8dd04f9"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/SetRate
+// (msg.ServiceTypeHasher).
+func (*SetRate_Response) ServiceTypeHash() string {
+	return "RIHS01_571e1d5335cc99a8e4132c46e4ea9bf873e85c39f23d375146cb7d249d939629"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -86,6 +108,11 @@ func (*SetRate_Event) TypeName() string { return "rosbag2_interfaces/srv/SetRate
 
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::SetRate_Event_".
 func (*SetRate_Event) DDSTypeName() string { return "rosbag2_interfaces::srv::dds_::SetRate_Event_" }
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/SetRate_Event (msg.TypeHasher).
+func (*SetRate_Event) TypeHash() string {
+	return "RIHS01_8504f0d458344e4bf8e565d1beefa22c14dd799c9ab558da36d71c8fd9e8ad05"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

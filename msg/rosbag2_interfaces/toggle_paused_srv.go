@@ -20,6 +20,17 @@ func (*TogglePaused_Request) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::TogglePaused_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/TogglePaused_Request (msg.TypeHasher).
+func (*TogglePaused_Request) TypeHash() string {
+	return "RIHS01_c263e8697ae95135bb33065d4c04a2a64cbdc19f4dbe36fef7fbff08dc57b100"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/TogglePaused
+// (msg.ServiceTypeHasher).
+func (*TogglePaused_Request) ServiceTypeHash() string {
+	return "RIHS01_c4382ba5856616caf3fb7b3ecffd0eb244015814861263ccc8241b2f6c9463ae"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*TogglePaused_Request) MarshalCDR(e *cdr.Encoder) {
@@ -49,6 +60,17 @@ func (*TogglePaused_Response) TypeName() string {
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::TogglePaused_Response_".
 func (*TogglePaused_Response) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::TogglePaused_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/TogglePaused_Response (msg.TypeHasher).
+func (*TogglePaused_Response) TypeHash() string {
+	return "RIHS01_8eca86811a9c507bf6af991d96913de239bb7b20a0f4322167954da5c4f46e7b"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service rosbag2_interfaces/srv/TogglePaused
+// (msg.ServiceTypeHasher).
+func (*TogglePaused_Response) ServiceTypeHash() string {
+	return "RIHS01_c4382ba5856616caf3fb7b3ecffd0eb244015814861263ccc8241b2f6c9463ae"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -83,6 +105,11 @@ func (*TogglePaused_Event) TypeName() string { return "rosbag2_interfaces/srv/To
 // DDSTypeName returns "rosbag2_interfaces::srv::dds_::TogglePaused_Event_".
 func (*TogglePaused_Event) DDSTypeName() string {
 	return "rosbag2_interfaces::srv::dds_::TogglePaused_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of rosbag2_interfaces/srv/TogglePaused_Event (msg.TypeHasher).
+func (*TogglePaused_Event) TypeHash() string {
+	return "RIHS01_ddc2fd08a0e579f81e8ef34f05595415ed7277e286a0713e672a9bccea75c67b"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -19,6 +19,17 @@ func (*Clock) TypeName() string { return "rosgraph_msgs/msg/Clock" }
 // DDSTypeName returns "rosgraph_msgs::msg::dds_::Clock_".
 func (*Clock) DDSTypeName() string { return "rosgraph_msgs::msg::dds_::Clock_" }
 
+// TypeHash returns the RIHS01 hash of rosgraph_msgs/msg/Clock (msg.TypeHasher).
+func (*Clock) TypeHash() string {
+	return "RIHS01_692f7a66e93a3c83e71765d033b60349ba68023a8c689a79e48078bcb5c58564"
+}
+
+// MessageDefinition returns the definition of rosgraph_msgs/msg/Clock as rosbag2
+// stores it (msg.Definer).
+func (*Clock) MessageDefinition() string {
+	return "builtin_interfaces/Time clock\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Clock) MarshalCDR(e *cdr.Encoder) {

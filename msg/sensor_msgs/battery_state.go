@@ -84,6 +84,17 @@ func (*BatteryState) TypeName() string { return "sensor_msgs/msg/BatteryState" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::BatteryState_".
 func (*BatteryState) DDSTypeName() string { return "sensor_msgs::msg::dds_::BatteryState_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/BatteryState (msg.TypeHasher).
+func (*BatteryState) TypeHash() string {
+	return "RIHS01_4bee5dfce981c98faa6828b868307a0a73f992ed0789f374ee96c8f840e69741"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/BatteryState as rosbag2
+// stores it (msg.Definer).
+func (*BatteryState) MessageDefinition() string {
+	return "uint8 POWER_SUPPLY_STATUS_UNKNOWN=0\nuint8 POWER_SUPPLY_STATUS_CHARGING=1\nuint8 POWER_SUPPLY_STATUS_DISCHARGING=2\nuint8 POWER_SUPPLY_STATUS_NOT_CHARGING=3\nuint8 POWER_SUPPLY_STATUS_FULL=4\nuint8 POWER_SUPPLY_HEALTH_UNKNOWN=0\nuint8 POWER_SUPPLY_HEALTH_GOOD=1\nuint8 POWER_SUPPLY_HEALTH_OVERHEAT=2\nuint8 POWER_SUPPLY_HEALTH_DEAD=3\nuint8 POWER_SUPPLY_HEALTH_OVERVOLTAGE=4\nuint8 POWER_SUPPLY_HEALTH_UNSPEC_FAILURE=5\nuint8 POWER_SUPPLY_HEALTH_COLD=6\nuint8 POWER_SUPPLY_HEALTH_WATCHDOG_TIMER_EXPIRE=7\nuint8 POWER_SUPPLY_HEALTH_SAFETY_TIMER_EXPIRE=8\nuint8 POWER_SUPPLY_TECHNOLOGY_UNKNOWN=0\nuint8 POWER_SUPPLY_TECHNOLOGY_NIMH=1\nuint8 POWER_SUPPLY_TECHNOLOGY_LION=2\nuint8 POWER_SUPPLY_TECHNOLOGY_LIPO=3\nuint8 POWER_SUPPLY_TECHNOLOGY_LIFE=4\nuint8 POWER_SUPPLY_TECHNOLOGY_NICD=5\nuint8 POWER_SUPPLY_TECHNOLOGY_LIMN=6\nuint8 POWER_SUPPLY_TECHNOLOGY_TERNARY=7\nuint8 POWER_SUPPLY_TECHNOLOGY_VRLA=8\n\nstd_msgs/Header header\nfloat32 voltage\nfloat32 temperature\nfloat32 current\nfloat32 charge\nfloat32 capacity\nfloat32 design_capacity\nfloat32 percentage\nuint8 power_supply_status\nuint8 power_supply_health\nuint8 power_supply_technology\nbool present\nfloat32[] cell_voltage\nfloat32[] cell_temperature\nstring location\nstring serial_number\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *BatteryState) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -29,6 +29,17 @@ func (*CameraInfo) TypeName() string { return "sensor_msgs/msg/CameraInfo" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::CameraInfo_".
 func (*CameraInfo) DDSTypeName() string { return "sensor_msgs::msg::dds_::CameraInfo_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/CameraInfo (msg.TypeHasher).
+func (*CameraInfo) TypeHash() string {
+	return "RIHS01_b3dfd68ff46c9d56c80fd3bd4ed22c7a4ddce8c8348f2f59c299e73118e7e275"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/CameraInfo as rosbag2
+// stores it (msg.Definer).
+func (*CameraInfo) MessageDefinition() string {
+	return "std_msgs/Header header\nuint32 height\nuint32 width\nstring distortion_model\nfloat64[] d\nfloat64[9] k\nfloat64[9] r\nfloat64[12] p\nuint32 binning_x\nuint32 binning_y\nRegionOfInterest roi\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: sensor_msgs/RegionOfInterest\nuint32 x_offset\nuint32 y_offset\nuint32 height\nuint32 width\nbool do_rectify\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *CameraInfo) StampHeader() *std_msgs.Header { return &m.Header }
 

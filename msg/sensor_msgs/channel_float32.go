@@ -19,6 +19,17 @@ func (*ChannelFloat32) TypeName() string { return "sensor_msgs/msg/ChannelFloat3
 // DDSTypeName returns "sensor_msgs::msg::dds_::ChannelFloat32_".
 func (*ChannelFloat32) DDSTypeName() string { return "sensor_msgs::msg::dds_::ChannelFloat32_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/ChannelFloat32 (msg.TypeHasher).
+func (*ChannelFloat32) TypeHash() string {
+	return "RIHS01_92665437ddf39346f4ba39ee32e648390605b633cc077d40f4bd4d7b58af6cd4"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/ChannelFloat32 as rosbag2
+// stores it (msg.Definer).
+func (*ChannelFloat32) MessageDefinition() string {
+	return "string name\nfloat32[] values\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ChannelFloat32) MarshalCDR(e *cdr.Encoder) {

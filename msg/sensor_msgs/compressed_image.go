@@ -21,6 +21,17 @@ func (*CompressedImage) TypeName() string { return "sensor_msgs/msg/CompressedIm
 // DDSTypeName returns "sensor_msgs::msg::dds_::CompressedImage_".
 func (*CompressedImage) DDSTypeName() string { return "sensor_msgs::msg::dds_::CompressedImage_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/CompressedImage (msg.TypeHasher).
+func (*CompressedImage) TypeHash() string {
+	return "RIHS01_15640771531571185e2efc8a100baf923961a4d15d5569652e6cb6691e8e371a"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/CompressedImage as rosbag2
+// stores it (msg.Definer).
+func (*CompressedImage) MessageDefinition() string {
+	return "std_msgs/Header header\nstring format\nuint8[] data\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *CompressedImage) StampHeader() *std_msgs.Header { return &m.Header }
 

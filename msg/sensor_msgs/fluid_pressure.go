@@ -21,6 +21,17 @@ func (*FluidPressure) TypeName() string { return "sensor_msgs/msg/FluidPressure"
 // DDSTypeName returns "sensor_msgs::msg::dds_::FluidPressure_".
 func (*FluidPressure) DDSTypeName() string { return "sensor_msgs::msg::dds_::FluidPressure_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/FluidPressure (msg.TypeHasher).
+func (*FluidPressure) TypeHash() string {
+	return "RIHS01_22dfb2b145a0bd5a31a1ac3882a1b32148b51d9b2f3bab250290d66f3595bc32"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/FluidPressure as rosbag2
+// stores it (msg.Definer).
+func (*FluidPressure) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat64 fluid_pressure\nfloat64 variance\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *FluidPressure) StampHeader() *std_msgs.Header { return &m.Header }
 

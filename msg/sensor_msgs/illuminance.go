@@ -21,6 +21,17 @@ func (*Illuminance) TypeName() string { return "sensor_msgs/msg/Illuminance" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::Illuminance_".
 func (*Illuminance) DDSTypeName() string { return "sensor_msgs::msg::dds_::Illuminance_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/Illuminance (msg.TypeHasher).
+func (*Illuminance) TypeHash() string {
+	return "RIHS01_b954b25f452fcf81a91c9c2a7e3b3fd85c4c873d452aecb3cfd8fd1da732a22d"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/Illuminance as rosbag2
+// stores it (msg.Definer).
+func (*Illuminance) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat64 illuminance\nfloat64 variance\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Illuminance) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -25,6 +25,17 @@ func (*Image) TypeName() string { return "sensor_msgs/msg/Image" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::Image_".
 func (*Image) DDSTypeName() string { return "sensor_msgs::msg::dds_::Image_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/Image (msg.TypeHasher).
+func (*Image) TypeHash() string {
+	return "RIHS01_d31d41a9a4c4bc8eae9be757b0beed306564f7526c88ea6a4588fb9582527d47"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/Image as rosbag2
+// stores it (msg.Definer).
+func (*Image) MessageDefinition() string {
+	return "std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Image) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -26,6 +26,17 @@ func (*Imu) TypeName() string { return "sensor_msgs/msg/Imu" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::Imu_".
 func (*Imu) DDSTypeName() string { return "sensor_msgs::msg::dds_::Imu_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/Imu (msg.TypeHasher).
+func (*Imu) TypeHash() string {
+	return "RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/Imu as rosbag2
+// stores it (msg.Definer).
+func (*Imu) MessageDefinition() string {
+	return "std_msgs/Header header\ngeometry_msgs/Quaternion orientation\nfloat64[9] orientation_covariance\ngeometry_msgs/Vector3 angular_velocity\nfloat64[9] angular_velocity_covariance\ngeometry_msgs/Vector3 linear_acceleration\nfloat64[9] linear_acceleration_covariance\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Imu) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -23,6 +23,17 @@ func (*JointState) TypeName() string { return "sensor_msgs/msg/JointState" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::JointState_".
 func (*JointState) DDSTypeName() string { return "sensor_msgs::msg::dds_::JointState_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/JointState (msg.TypeHasher).
+func (*JointState) TypeHash() string {
+	return "RIHS01_a13ee3a330e346c9d87b5aa18d24e11690752bd33a0350f11c5882bc9179260e"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/JointState as rosbag2
+// stores it (msg.Definer).
+func (*JointState) MessageDefinition() string {
+	return "std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\nfloat64[] effort\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *JointState) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -21,6 +21,17 @@ func (*Joy) TypeName() string { return "sensor_msgs/msg/Joy" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::Joy_".
 func (*Joy) DDSTypeName() string { return "sensor_msgs::msg::dds_::Joy_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/Joy (msg.TypeHasher).
+func (*Joy) TypeHash() string {
+	return "RIHS01_0d356c79cad3401e35ffeb75a96a96e08be3ef896b8b83841d73e890989372c5"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/Joy as rosbag2
+// stores it (msg.Definer).
+func (*Joy) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat32[] axes\nint32[] buttons\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Joy) StampHeader() *std_msgs.Header { return &m.Header }
 

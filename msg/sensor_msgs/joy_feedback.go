@@ -30,6 +30,17 @@ func (*JoyFeedback) TypeName() string { return "sensor_msgs/msg/JoyFeedback" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::JoyFeedback_".
 func (*JoyFeedback) DDSTypeName() string { return "sensor_msgs::msg::dds_::JoyFeedback_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/JoyFeedback (msg.TypeHasher).
+func (*JoyFeedback) TypeHash() string {
+	return "RIHS01_231dd362f71d6fc08272770d07120ad5fe5874ce2dbac70109b28986834290cd"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/JoyFeedback as rosbag2
+// stores it (msg.Definer).
+func (*JoyFeedback) MessageDefinition() string {
+	return "uint8 TYPE_LED=0\nuint8 TYPE_RUMBLE=1\nuint8 TYPE_BUZZER=2\n\nuint8 type\nuint8 id\nfloat32 intensity\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *JoyFeedback) MarshalCDR(e *cdr.Encoder) {

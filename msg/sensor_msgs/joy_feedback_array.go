@@ -18,6 +18,17 @@ func (*JoyFeedbackArray) TypeName() string { return "sensor_msgs/msg/JoyFeedback
 // DDSTypeName returns "sensor_msgs::msg::dds_::JoyFeedbackArray_".
 func (*JoyFeedbackArray) DDSTypeName() string { return "sensor_msgs::msg::dds_::JoyFeedbackArray_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/JoyFeedbackArray (msg.TypeHasher).
+func (*JoyFeedbackArray) TypeHash() string {
+	return "RIHS01_3287c32e1b688cae04555e465443df3cca7dae76ee4ebf85c4658d585037bcaa"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/JoyFeedbackArray as rosbag2
+// stores it (msg.Definer).
+func (*JoyFeedbackArray) MessageDefinition() string {
+	return "JoyFeedback[] array\n================================================================================\nMSG: sensor_msgs/JoyFeedback\nuint8 TYPE_LED=0\nuint8 TYPE_RUMBLE=1\nuint8 TYPE_BUZZER=2\n\nuint8 type\nuint8 id\nfloat32 intensity\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *JoyFeedbackArray) MarshalCDR(e *cdr.Encoder) {

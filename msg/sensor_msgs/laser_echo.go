@@ -18,6 +18,17 @@ func (*LaserEcho) TypeName() string { return "sensor_msgs/msg/LaserEcho" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::LaserEcho_".
 func (*LaserEcho) DDSTypeName() string { return "sensor_msgs::msg::dds_::LaserEcho_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/LaserEcho (msg.TypeHasher).
+func (*LaserEcho) TypeHash() string {
+	return "RIHS01_0fbc05a0db7d37fe52c0f0375356db55da0046f7ef5bd27ca6b34bd0582bc952"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/LaserEcho as rosbag2
+// stores it (msg.Definer).
+func (*LaserEcho) MessageDefinition() string {
+	return "float32[] echoes\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *LaserEcho) MarshalCDR(e *cdr.Encoder) {

@@ -28,6 +28,17 @@ func (*LaserScan) TypeName() string { return "sensor_msgs/msg/LaserScan" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::LaserScan_".
 func (*LaserScan) DDSTypeName() string { return "sensor_msgs::msg::dds_::LaserScan_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/LaserScan (msg.TypeHasher).
+func (*LaserScan) TypeHash() string {
+	return "RIHS01_64c191398013af96509d518dac71d5164f9382553fce5c1f8cca5be7924bd828"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/LaserScan as rosbag2
+// stores it (msg.Definer).
+func (*LaserScan) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\nfloat32 time_increment\nfloat32 scan_time\nfloat32 range_min\nfloat32 range_max\nfloat32[] ranges\nfloat32[] intensities\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *LaserScan) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -22,6 +22,17 @@ func (*MagneticField) TypeName() string { return "sensor_msgs/msg/MagneticField"
 // DDSTypeName returns "sensor_msgs::msg::dds_::MagneticField_".
 func (*MagneticField) DDSTypeName() string { return "sensor_msgs::msg::dds_::MagneticField_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/MagneticField (msg.TypeHasher).
+func (*MagneticField) TypeHash() string {
+	return "RIHS01_e80f32f56a20486c9923008fc1a1db07bbb273cbbf6a5b3bfa00835ee00e4dff"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/MagneticField as rosbag2
+// stores it (msg.Definer).
+func (*MagneticField) MessageDefinition() string {
+	return "std_msgs/Header header\ngeometry_msgs/Vector3 magnetic_field\nfloat64[9] magnetic_field_covariance\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *MagneticField) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -24,6 +24,17 @@ func (*MultiDOFJointState) TypeName() string { return "sensor_msgs/msg/MultiDOFJ
 // DDSTypeName returns "sensor_msgs::msg::dds_::MultiDOFJointState_".
 func (*MultiDOFJointState) DDSTypeName() string { return "sensor_msgs::msg::dds_::MultiDOFJointState_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/MultiDOFJointState (msg.TypeHasher).
+func (*MultiDOFJointState) TypeHash() string {
+	return "RIHS01_4d4ded702cfba7ff3ec783835c1a1425f75e53939a430ff355d1fee4b3bbc40b"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/MultiDOFJointState as rosbag2
+// stores it (msg.Definer).
+func (*MultiDOFJointState) MessageDefinition() string {
+	return "std_msgs/Header header\nstring[] joint_names\ngeometry_msgs/Transform[] transforms\ngeometry_msgs/Twist[] twist\ngeometry_msgs/Wrench[] wrench\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Transform\nVector3 translation\nQuaternion rotation\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Wrench\nVector3 force\nVector3 torque\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *MultiDOFJointState) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -28,6 +28,17 @@ func (*MultiEchoLaserScan) TypeName() string { return "sensor_msgs/msg/MultiEcho
 // DDSTypeName returns "sensor_msgs::msg::dds_::MultiEchoLaserScan_".
 func (*MultiEchoLaserScan) DDSTypeName() string { return "sensor_msgs::msg::dds_::MultiEchoLaserScan_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/MultiEchoLaserScan (msg.TypeHasher).
+func (*MultiEchoLaserScan) TypeHash() string {
+	return "RIHS01_ba5eac341cd5bbb2701527aa4568e8baec172b69cadb9a1945d6f149d087ee48"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/MultiEchoLaserScan as rosbag2
+// stores it (msg.Definer).
+func (*MultiEchoLaserScan) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\nfloat32 time_increment\nfloat32 scan_time\nfloat32 range_min\nfloat32 range_max\nLaserEcho[] ranges\nLaserEcho[] intensities\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: sensor_msgs/LaserEcho\nfloat32[] echoes\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *MultiEchoLaserScan) StampHeader() *std_msgs.Header { return &m.Header }
 

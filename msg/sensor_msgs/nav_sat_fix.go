@@ -37,6 +37,17 @@ func (*NavSatFix) TypeName() string { return "sensor_msgs/msg/NavSatFix" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::NavSatFix_".
 func (*NavSatFix) DDSTypeName() string { return "sensor_msgs::msg::dds_::NavSatFix_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/NavSatFix (msg.TypeHasher).
+func (*NavSatFix) TypeHash() string {
+	return "RIHS01_62223ab3fe210a15976021da7afddc9e200dc9ec75231c1b6a557fc598a65404"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/NavSatFix as rosbag2
+// stores it (msg.Definer).
+func (*NavSatFix) MessageDefinition() string {
+	return "uint8 COVARIANCE_TYPE_UNKNOWN=0\nuint8 COVARIANCE_TYPE_APPROXIMATED=1\nuint8 COVARIANCE_TYPE_DIAGONAL_KNOWN=2\nuint8 COVARIANCE_TYPE_KNOWN=3\n\nstd_msgs/Header header\nNavSatStatus status\nfloat64 latitude\nfloat64 longitude\nfloat64 altitude\nfloat64[9] position_covariance\nuint8 position_covariance_type\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: sensor_msgs/NavSatStatus\nint8 STATUS_UNKNOWN=-2\nint8 STATUS_NO_FIX=-1\nint8 STATUS_FIX=0\nint8 STATUS_SBAS_FIX=1\nint8 STATUS_GBAS_FIX=2\nuint16 SERVICE_UNKNOWN=0\nuint16 SERVICE_GPS=1\nuint16 SERVICE_GLONASS=2\nuint16 SERVICE_COMPASS=4\nuint16 SERVICE_GALILEO=8\n\nint8 status\nuint16 service\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *NavSatFix) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -43,6 +43,17 @@ func (*NavSatStatus) TypeName() string { return "sensor_msgs/msg/NavSatStatus" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::NavSatStatus_".
 func (*NavSatStatus) DDSTypeName() string { return "sensor_msgs::msg::dds_::NavSatStatus_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/NavSatStatus (msg.TypeHasher).
+func (*NavSatStatus) TypeHash() string {
+	return "RIHS01_d1ed3befa628e09571bd273b888ba1c1fd187c9a5e0006b385d7e5e9095a3204"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/NavSatStatus as rosbag2
+// stores it (msg.Definer).
+func (*NavSatStatus) MessageDefinition() string {
+	return "int8 STATUS_UNKNOWN=-2\nint8 STATUS_NO_FIX=-1\nint8 STATUS_FIX=0\nint8 STATUS_SBAS_FIX=1\nint8 STATUS_GBAS_FIX=2\nuint16 SERVICE_UNKNOWN=0\nuint16 SERVICE_GPS=1\nuint16 SERVICE_GLONASS=2\nuint16 SERVICE_COMPASS=4\nuint16 SERVICE_GALILEO=8\n\nint8 status\nuint16 service\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *NavSatStatus) MarshalCDR(e *cdr.Encoder) {

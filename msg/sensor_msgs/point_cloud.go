@@ -22,6 +22,17 @@ func (*PointCloud) TypeName() string { return "sensor_msgs/msg/PointCloud" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::PointCloud_".
 func (*PointCloud) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointCloud_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/PointCloud (msg.TypeHasher).
+func (*PointCloud) TypeHash() string {
+	return "RIHS01_614593df71d3c2b9bd4604a71b750fd218f0d65c045ea988b713719455a65b3b"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/PointCloud as rosbag2
+// stores it (msg.Definer).
+func (*PointCloud) MessageDefinition() string {
+	return "std_msgs/Header header\ngeometry_msgs/Point32[] points\nChannelFloat32[] channels\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Point32\nfloat32 x\nfloat32 y\nfloat32 z\n================================================================================\nMSG: sensor_msgs/ChannelFloat32\nstring name\nfloat32[] values\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PointCloud) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -27,6 +27,17 @@ func (*PointCloud2) TypeName() string { return "sensor_msgs/msg/PointCloud2" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::PointCloud2_".
 func (*PointCloud2) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointCloud2_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/PointCloud2 (msg.TypeHasher).
+func (*PointCloud2) TypeHash() string {
+	return "RIHS01_9198cabf7da3796ae6fe19c4cb3bdd3525492988c70522628af5daa124bae2b5"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/PointCloud2 as rosbag2
+// stores it (msg.Definer).
+func (*PointCloud2) MessageDefinition() string {
+	return "std_msgs/Header header\nuint32 height\nuint32 width\nPointField[] fields\nbool is_bigendian\nuint32 point_step\nuint32 row_step\nuint8[] data\nbool is_dense\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: sensor_msgs/PointField\nuint8 INT8=1\nuint8 UINT8=2\nuint8 INT16=3\nuint8 UINT16=4\nuint8 INT32=5\nuint8 UINT32=6\nuint8 FLOAT32=7\nuint8 FLOAT64=8\n\nstring name\nuint32 offset\nuint8 datatype\nuint32 count\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *PointCloud2) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -41,6 +41,17 @@ func (*PointField) TypeName() string { return "sensor_msgs/msg/PointField" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::PointField_".
 func (*PointField) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointField_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/PointField (msg.TypeHasher).
+func (*PointField) TypeHash() string {
+	return "RIHS01_5c6a4750728c2bcfbbf7037225b20b02d4429634732146b742dee1726637ef01"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/PointField as rosbag2
+// stores it (msg.Definer).
+func (*PointField) MessageDefinition() string {
+	return "uint8 INT8=1\nuint8 UINT8=2\nuint8 INT16=3\nuint8 UINT16=4\nuint8 INT32=5\nuint8 UINT32=6\nuint8 FLOAT32=7\nuint8 FLOAT64=8\n\nstring name\nuint32 offset\nuint8 datatype\nuint32 count\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *PointField) MarshalCDR(e *cdr.Encoder) {

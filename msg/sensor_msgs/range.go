@@ -33,6 +33,17 @@ func (*Range) TypeName() string { return "sensor_msgs/msg/Range" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::Range_".
 func (*Range) DDSTypeName() string { return "sensor_msgs::msg::dds_::Range_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/Range (msg.TypeHasher).
+func (*Range) TypeHash() string {
+	return "RIHS01_b42b62562e93cbfe9d42b82fe5994dfa3d63d7d5c90a317981703f7388adff3a"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/Range as rosbag2
+// stores it (msg.Definer).
+func (*Range) MessageDefinition() string {
+	return "uint8 ULTRASOUND=0\nuint8 INFRARED=1\n\nstd_msgs/Header header\nuint8 radiation_type\nfloat32 field_of_view\nfloat32 min_range\nfloat32 max_range\nfloat32 range\nfloat32 variance\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Range) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -22,6 +22,17 @@ func (*RegionOfInterest) TypeName() string { return "sensor_msgs/msg/RegionOfInt
 // DDSTypeName returns "sensor_msgs::msg::dds_::RegionOfInterest_".
 func (*RegionOfInterest) DDSTypeName() string { return "sensor_msgs::msg::dds_::RegionOfInterest_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/RegionOfInterest (msg.TypeHasher).
+func (*RegionOfInterest) TypeHash() string {
+	return "RIHS01_ad16bcba5f9131dcdba6fbded19f726f5440e3c513b4fb586dd3027eeed8abb1"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/RegionOfInterest as rosbag2
+// stores it (msg.Definer).
+func (*RegionOfInterest) MessageDefinition() string {
+	return "uint32 x_offset\nuint32 y_offset\nuint32 height\nuint32 width\nbool do_rectify\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *RegionOfInterest) MarshalCDR(e *cdr.Encoder) {

@@ -21,6 +21,17 @@ func (*RelativeHumidity) TypeName() string { return "sensor_msgs/msg/RelativeHum
 // DDSTypeName returns "sensor_msgs::msg::dds_::RelativeHumidity_".
 func (*RelativeHumidity) DDSTypeName() string { return "sensor_msgs::msg::dds_::RelativeHumidity_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/RelativeHumidity (msg.TypeHasher).
+func (*RelativeHumidity) TypeHash() string {
+	return "RIHS01_8687c99b4fb393cb2e545e407b5ea7fd0b5d8960bcd849a0f86c544740138839"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/RelativeHumidity as rosbag2
+// stores it (msg.Definer).
+func (*RelativeHumidity) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat64 relative_humidity\nfloat64 variance\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *RelativeHumidity) StampHeader() *std_msgs.Header { return &m.Header }
 

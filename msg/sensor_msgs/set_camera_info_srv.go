@@ -21,6 +21,17 @@ func (*SetCameraInfo_Request) DDSTypeName() string {
 	return "sensor_msgs::srv::dds_::SetCameraInfo_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/srv/SetCameraInfo_Request (msg.TypeHasher).
+func (*SetCameraInfo_Request) TypeHash() string {
+	return "RIHS01_27dc5497730fdb6930e66cb879c210e31a83022acc5bbc999f24f55286029f87"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service sensor_msgs/srv/SetCameraInfo
+// (msg.ServiceTypeHasher).
+func (*SetCameraInfo_Request) ServiceTypeHash() string {
+	return "RIHS01_a10cca5d33dc637c8d49db50ab288701a3592bb9cd854f2f16a0659613b68984"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetCameraInfo_Request) MarshalCDR(e *cdr.Encoder) {
@@ -52,6 +63,17 @@ func (*SetCameraInfo_Response) TypeName() string { return "sensor_msgs/srv/SetCa
 // DDSTypeName returns "sensor_msgs::srv::dds_::SetCameraInfo_Response_".
 func (*SetCameraInfo_Response) DDSTypeName() string {
 	return "sensor_msgs::srv::dds_::SetCameraInfo_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of sensor_msgs/srv/SetCameraInfo_Response (msg.TypeHasher).
+func (*SetCameraInfo_Response) TypeHash() string {
+	return "RIHS01_4db6d7df20cdcdc05430945e76fa58e1eab1285c15f31d26fad76e2c1b10299c"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service sensor_msgs/srv/SetCameraInfo
+// (msg.ServiceTypeHasher).
+func (*SetCameraInfo_Response) ServiceTypeHash() string {
+	return "RIHS01_a10cca5d33dc637c8d49db50ab288701a3592bb9cd854f2f16a0659613b68984"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -91,6 +113,11 @@ func (*SetCameraInfo_Event) TypeName() string { return "sensor_msgs/srv/SetCamer
 // DDSTypeName returns "sensor_msgs::srv::dds_::SetCameraInfo_Event_".
 func (*SetCameraInfo_Event) DDSTypeName() string {
 	return "sensor_msgs::srv::dds_::SetCameraInfo_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of sensor_msgs/srv/SetCameraInfo_Event (msg.TypeHasher).
+func (*SetCameraInfo_Event) TypeHash() string {
+	return "RIHS01_e3b4e21ddd26871166e6ae7f342856dfcd3ac033c7eac99db6bfe515fba3d693"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -21,6 +21,17 @@ func (*Temperature) TypeName() string { return "sensor_msgs/msg/Temperature" }
 // DDSTypeName returns "sensor_msgs::msg::dds_::Temperature_".
 func (*Temperature) DDSTypeName() string { return "sensor_msgs::msg::dds_::Temperature_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/Temperature (msg.TypeHasher).
+func (*Temperature) TypeHash() string {
+	return "RIHS01_72514a14126ab9f8a9abec974c78e5610a367b59db5da355ff1fb982d5bad4b8"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/Temperature as rosbag2
+// stores it (msg.Definer).
+func (*Temperature) MessageDefinition() string {
+	return "std_msgs/Header header\nfloat64 temperature\nfloat64 variance\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *Temperature) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -22,6 +22,17 @@ func (*TimeReference) TypeName() string { return "sensor_msgs/msg/TimeReference"
 // DDSTypeName returns "sensor_msgs::msg::dds_::TimeReference_".
 func (*TimeReference) DDSTypeName() string { return "sensor_msgs::msg::dds_::TimeReference_" }
 
+// TypeHash returns the RIHS01 hash of sensor_msgs/msg/TimeReference (msg.TypeHasher).
+func (*TimeReference) TypeHash() string {
+	return "RIHS01_dd66e84cf40bbb5d5a40472e6ecf2675a031334d4c426abdb2ad41801a8efc99"
+}
+
+// MessageDefinition returns the definition of sensor_msgs/msg/TimeReference as rosbag2
+// stores it (msg.Definer).
+func (*TimeReference) MessageDefinition() string {
+	return "std_msgs/Header header\nbuiltin_interfaces/Time time_ref\nstring source\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *TimeReference) StampHeader() *std_msgs.Header { return &m.Header }
 

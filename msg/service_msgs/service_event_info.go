@@ -34,6 +34,17 @@ func (*ServiceEventInfo) TypeName() string { return "service_msgs/msg/ServiceEve
 // DDSTypeName returns "service_msgs::msg::dds_::ServiceEventInfo_".
 func (*ServiceEventInfo) DDSTypeName() string { return "service_msgs::msg::dds_::ServiceEventInfo_" }
 
+// TypeHash returns the RIHS01 hash of service_msgs/msg/ServiceEventInfo (msg.TypeHasher).
+func (*ServiceEventInfo) TypeHash() string {
+	return "RIHS01_41bcbbe07a75c9b52bc96bfd5c24d7f0fc0a08c0cb7921b3373c5732345a6f45"
+}
+
+// MessageDefinition returns the definition of service_msgs/msg/ServiceEventInfo as rosbag2
+// stores it (msg.Definer).
+func (*ServiceEventInfo) MessageDefinition() string {
+	return "uint8 REQUEST_SENT=0\nuint8 REQUEST_RECEIVED=1\nuint8 RESPONSE_SENT=2\nuint8 RESPONSE_RECEIVED=3\n\nuint8 event_type\nbuiltin_interfaces/Time stamp\nchar[16] client_gid\nint64 sequence_number\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ServiceEventInfo) MarshalCDR(e *cdr.Encoder) {

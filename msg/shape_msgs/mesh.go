@@ -20,6 +20,17 @@ func (*Mesh) TypeName() string { return "shape_msgs/msg/Mesh" }
 // DDSTypeName returns "shape_msgs::msg::dds_::Mesh_".
 func (*Mesh) DDSTypeName() string { return "shape_msgs::msg::dds_::Mesh_" }
 
+// TypeHash returns the RIHS01 hash of shape_msgs/msg/Mesh (msg.TypeHasher).
+func (*Mesh) TypeHash() string {
+	return "RIHS01_f2150b82d8ee7e8bc3f396a2b158aefb4b9a5510a474be271ba1268aebb55289"
+}
+
+// MessageDefinition returns the definition of shape_msgs/msg/Mesh as rosbag2
+// stores it (msg.Definer).
+func (*Mesh) MessageDefinition() string {
+	return "MeshTriangle[] triangles\ngeometry_msgs/Point[] vertices\n================================================================================\nMSG: shape_msgs/MeshTriangle\nuint32[3] vertex_indices\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Mesh) MarshalCDR(e *cdr.Encoder) {

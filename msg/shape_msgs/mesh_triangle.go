@@ -18,6 +18,17 @@ func (*MeshTriangle) TypeName() string { return "shape_msgs/msg/MeshTriangle" }
 // DDSTypeName returns "shape_msgs::msg::dds_::MeshTriangle_".
 func (*MeshTriangle) DDSTypeName() string { return "shape_msgs::msg::dds_::MeshTriangle_" }
 
+// TypeHash returns the RIHS01 hash of shape_msgs/msg/MeshTriangle (msg.TypeHasher).
+func (*MeshTriangle) TypeHash() string {
+	return "RIHS01_618e5c073eeb729e433ef6226e72c01d995c459fb7d76348c9700409a5020bd0"
+}
+
+// MessageDefinition returns the definition of shape_msgs/msg/MeshTriangle as rosbag2
+// stores it (msg.Definer).
+func (*MeshTriangle) MessageDefinition() string {
+	return "uint32[3] vertex_indices\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MeshTriangle) MarshalCDR(e *cdr.Encoder) {

@@ -18,6 +18,17 @@ func (*Plane) TypeName() string { return "shape_msgs/msg/Plane" }
 // DDSTypeName returns "shape_msgs::msg::dds_::Plane_".
 func (*Plane) DDSTypeName() string { return "shape_msgs::msg::dds_::Plane_" }
 
+// TypeHash returns the RIHS01 hash of shape_msgs/msg/Plane (msg.TypeHasher).
+func (*Plane) TypeHash() string {
+	return "RIHS01_dfbfe8314689c850615d4a727af017e9aa86c10e369a606c8c851ef8f16c58c8"
+}
+
+// MessageDefinition returns the definition of shape_msgs/msg/Plane as rosbag2
+// stores it (msg.Definer).
+func (*Plane) MessageDefinition() string {
+	return "float64[4] coef\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Plane) MarshalCDR(e *cdr.Encoder) {

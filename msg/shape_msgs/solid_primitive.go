@@ -53,6 +53,17 @@ func (*SolidPrimitive) TypeName() string { return "shape_msgs/msg/SolidPrimitive
 // DDSTypeName returns "shape_msgs::msg::dds_::SolidPrimitive_".
 func (*SolidPrimitive) DDSTypeName() string { return "shape_msgs::msg::dds_::SolidPrimitive_" }
 
+// TypeHash returns the RIHS01 hash of shape_msgs/msg/SolidPrimitive (msg.TypeHasher).
+func (*SolidPrimitive) TypeHash() string {
+	return "RIHS01_2802a15190aadc3f496584df4b0b4c5824d8a0b31aaef839faa75bc34dda38ac"
+}
+
+// MessageDefinition returns the definition of shape_msgs/msg/SolidPrimitive as rosbag2
+// stores it (msg.Definer).
+func (*SolidPrimitive) MessageDefinition() string {
+	return "uint8 BOX=1\nuint8 SPHERE=2\nuint8 CYLINDER=3\nuint8 CONE=4\nuint8 PRISM=5\nuint8 BOX_X=0\nuint8 BOX_Y=1\nuint8 BOX_Z=2\nuint8 SPHERE_RADIUS=0\nuint8 CYLINDER_HEIGHT=0\nuint8 CYLINDER_RADIUS=1\nuint8 CONE_HEIGHT=0\nuint8 CONE_RADIUS=1\nuint8 PRISM_HEIGHT=0\n\nuint8 type\nfloat64[<=3] dimensions\ngeometry_msgs/Polygon polygon\n================================================================================\nMSG: geometry_msgs/Polygon\nPoint32[] points\n================================================================================\nMSG: geometry_msgs/Point32\nfloat32 x\nfloat32 y\nfloat32 z\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SolidPrimitive) MarshalCDR(e *cdr.Encoder) {

@@ -24,6 +24,17 @@ func (*MetricsMessage) TypeName() string { return "statistics_msgs/msg/MetricsMe
 // DDSTypeName returns "statistics_msgs::msg::dds_::MetricsMessage_".
 func (*MetricsMessage) DDSTypeName() string { return "statistics_msgs::msg::dds_::MetricsMessage_" }
 
+// TypeHash returns the RIHS01 hash of statistics_msgs/msg/MetricsMessage (msg.TypeHasher).
+func (*MetricsMessage) TypeHash() string {
+	return "RIHS01_36a67fb499fc2a11b8b9ff9ac735ed76e8d5a1f7775d6d5b97b625188ec68e20"
+}
+
+// MessageDefinition returns the definition of statistics_msgs/msg/MetricsMessage as rosbag2
+// stores it (msg.Definer).
+func (*MetricsMessage) MessageDefinition() string {
+	return "string measurement_source_name\nstring metrics_source\nstring unit\nbuiltin_interfaces/Time window_start\nbuiltin_interfaces/Time window_stop\nStatisticDataPoint[] statistics\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: statistics_msgs/StatisticDataPoint\nuint8 data_type\nfloat64 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MetricsMessage) MarshalCDR(e *cdr.Encoder) {

@@ -21,6 +21,17 @@ func (*StatisticDataPoint) DDSTypeName() string {
 	return "statistics_msgs::msg::dds_::StatisticDataPoint_"
 }
 
+// TypeHash returns the RIHS01 hash of statistics_msgs/msg/StatisticDataPoint (msg.TypeHasher).
+func (*StatisticDataPoint) TypeHash() string {
+	return "RIHS01_b7e61a407346ea912effb6954023d2d2c9adf8f7bc10f6cae576d350c445f6a5"
+}
+
+// MessageDefinition returns the definition of statistics_msgs/msg/StatisticDataPoint as rosbag2
+// stores it (msg.Definer).
+func (*StatisticDataPoint) MessageDefinition() string {
+	return "uint8 data_type\nfloat64 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *StatisticDataPoint) MarshalCDR(e *cdr.Encoder) {

@@ -35,6 +35,17 @@ func (*StatisticDataType) DDSTypeName() string {
 	return "statistics_msgs::msg::dds_::StatisticDataType_"
 }
 
+// TypeHash returns the RIHS01 hash of statistics_msgs/msg/StatisticDataType (msg.TypeHasher).
+func (*StatisticDataType) TypeHash() string {
+	return "RIHS01_840d83bd5dc660e0c6e996f9e1ab80bec3c5a91976360a40d6cc579a37a8c959"
+}
+
+// MessageDefinition returns the definition of statistics_msgs/msg/StatisticDataType as rosbag2
+// stores it (msg.Definer).
+func (*StatisticDataType) MessageDefinition() string {
+	return "uint8 STATISTICS_DATA_TYPE_UNINITIALIZED=0\nuint8 STATISTICS_DATA_TYPE_AVERAGE=1\nuint8 STATISTICS_DATA_TYPE_MINIMUM=2\nuint8 STATISTICS_DATA_TYPE_MAXIMUM=3\nuint8 STATISTICS_DATA_TYPE_STDDEV=4\nuint8 STATISTICS_DATA_TYPE_SAMPLE_COUNT=5\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*StatisticDataType) MarshalCDR(e *cdr.Encoder) {

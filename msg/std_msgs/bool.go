@@ -18,6 +18,17 @@ func (*Bool) TypeName() string { return "std_msgs/msg/Bool" }
 // DDSTypeName returns "std_msgs::msg::dds_::Bool_".
 func (*Bool) DDSTypeName() string { return "std_msgs::msg::dds_::Bool_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Bool (msg.TypeHasher).
+func (*Bool) TypeHash() string {
+	return "RIHS01_feb91e995ff9ebd09c0cb3d2aed18b11077585839fb5db80193b62d74528f6c9"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Bool as rosbag2
+// stores it (msg.Definer).
+func (*Bool) MessageDefinition() string {
+	return "bool data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Bool) MarshalCDR(e *cdr.Encoder) {

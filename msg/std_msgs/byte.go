@@ -18,6 +18,17 @@ func (*Byte) TypeName() string { return "std_msgs/msg/Byte" }
 // DDSTypeName returns "std_msgs::msg::dds_::Byte_".
 func (*Byte) DDSTypeName() string { return "std_msgs::msg::dds_::Byte_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Byte (msg.TypeHasher).
+func (*Byte) TypeHash() string {
+	return "RIHS01_41e1a3345f73fe93ede006da826a6ee274af23dd4653976ff249b0f44e3e798f"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Byte as rosbag2
+// stores it (msg.Definer).
+func (*Byte) MessageDefinition() string {
+	return "byte data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Byte) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*ByteMultiArray) TypeName() string { return "std_msgs/msg/ByteMultiArray" 
 // DDSTypeName returns "std_msgs::msg::dds_::ByteMultiArray_".
 func (*ByteMultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::ByteMultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/ByteMultiArray (msg.TypeHasher).
+func (*ByteMultiArray) TypeHash() string {
+	return "RIHS01_972fec7f50ab3c1d06783c228e79e8a9a509021708c511c059926261ada901d4"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/ByteMultiArray as rosbag2
+// stores it (msg.Definer).
+func (*ByteMultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nbyte[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ByteMultiArray) MarshalCDR(e *cdr.Encoder) {

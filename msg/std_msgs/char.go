@@ -18,6 +18,17 @@ func (*Char) TypeName() string { return "std_msgs/msg/Char" }
 // DDSTypeName returns "std_msgs::msg::dds_::Char_".
 func (*Char) DDSTypeName() string { return "std_msgs::msg::dds_::Char_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Char (msg.TypeHasher).
+func (*Char) TypeHash() string {
+	return "RIHS01_3ad2d04dd29ba19d04b16659afa3ccaedd691914b02a64e82e252f2fa6a586a9"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Char as rosbag2
+// stores it (msg.Definer).
+func (*Char) MessageDefinition() string {
+	return "char data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Char) MarshalCDR(e *cdr.Encoder) {

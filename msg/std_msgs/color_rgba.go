@@ -21,6 +21,17 @@ func (*ColorRGBA) TypeName() string { return "std_msgs/msg/ColorRGBA" }
 // DDSTypeName returns "std_msgs::msg::dds_::ColorRGBA_".
 func (*ColorRGBA) DDSTypeName() string { return "std_msgs::msg::dds_::ColorRGBA_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/ColorRGBA (msg.TypeHasher).
+func (*ColorRGBA) TypeHash() string {
+	return "RIHS01_77a7a5b9ae477306097665106e0413ba74440245b1f3d0c6d6405fe5c7813fe8"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/ColorRGBA as rosbag2
+// stores it (msg.Definer).
+func (*ColorRGBA) MessageDefinition() string {
+	return "float32 r\nfloat32 g\nfloat32 b\nfloat32 a\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ColorRGBA) MarshalCDR(e *cdr.Encoder) {

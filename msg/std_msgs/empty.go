@@ -17,6 +17,17 @@ func (*Empty) TypeName() string { return "std_msgs/msg/Empty" }
 // DDSTypeName returns "std_msgs::msg::dds_::Empty_".
 func (*Empty) DDSTypeName() string { return "std_msgs::msg::dds_::Empty_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Empty (msg.TypeHasher).
+func (*Empty) TypeHash() string {
+	return "RIHS01_20b625256f32d5dbc0d04fee44f43c41e51c70d3502f84b4a08e7a9c26a96312"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Empty as rosbag2
+// stores it (msg.Definer).
+func (*Empty) MessageDefinition() string {
+	return "\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Empty) MarshalCDR(e *cdr.Encoder) {

@@ -18,6 +18,17 @@ func (*Float32) TypeName() string { return "std_msgs/msg/Float32" }
 // DDSTypeName returns "std_msgs::msg::dds_::Float32_".
 func (*Float32) DDSTypeName() string { return "std_msgs::msg::dds_::Float32_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Float32 (msg.TypeHasher).
+func (*Float32) TypeHash() string {
+	return "RIHS01_7170d3d8f841f7be3172ce5f4f59f3a4d7f63b0447e8b33327601ad64d83d6e2"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Float32 as rosbag2
+// stores it (msg.Definer).
+func (*Float32) MessageDefinition() string {
+	return "float32 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Float32) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*Float32MultiArray) TypeName() string { return "std_msgs/msg/Float32MultiA
 // DDSTypeName returns "std_msgs::msg::dds_::Float32MultiArray_".
 func (*Float32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Float32MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Float32MultiArray (msg.TypeHasher).
+func (*Float32MultiArray) TypeHash() string {
+	return "RIHS01_0599f6f85b4bfca379873a0b4375a0aca022156bd2d7021275d116ed1fa8bfe0"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Float32MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*Float32MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nfloat32[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Float32MultiArray) MarshalCDR(e *cdr.Encoder) {

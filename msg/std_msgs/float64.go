@@ -18,6 +18,17 @@ func (*Float64) TypeName() string { return "std_msgs/msg/Float64" }
 // DDSTypeName returns "std_msgs::msg::dds_::Float64_".
 func (*Float64) DDSTypeName() string { return "std_msgs::msg::dds_::Float64_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Float64 (msg.TypeHasher).
+func (*Float64) TypeHash() string {
+	return "RIHS01_705ba9c3d1a09df43737eb67095534de36fd426c0587779bda2bc51fe790182a"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Float64 as rosbag2
+// stores it (msg.Definer).
+func (*Float64) MessageDefinition() string {
+	return "float64 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Float64) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*Float64MultiArray) TypeName() string { return "std_msgs/msg/Float64MultiA
 // DDSTypeName returns "std_msgs::msg::dds_::Float64MultiArray_".
 func (*Float64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Float64MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Float64MultiArray (msg.TypeHasher).
+func (*Float64MultiArray) TypeHash() string {
+	return "RIHS01_1025ddc6b9552d191f89ef1a8d2f60f3d373e28b283d8891ddcc974e8c55397f"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Float64MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*Float64MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nfloat64[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Float64MultiArray) MarshalCDR(e *cdr.Encoder) {

@@ -20,6 +20,17 @@ func (*Header) TypeName() string { return "std_msgs/msg/Header" }
 // DDSTypeName returns "std_msgs::msg::dds_::Header_".
 func (*Header) DDSTypeName() string { return "std_msgs::msg::dds_::Header_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Header (msg.TypeHasher).
+func (*Header) TypeHash() string {
+	return "RIHS01_f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Header as rosbag2
+// stores it (msg.Definer).
+func (*Header) MessageDefinition() string {
+	return "builtin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Header) MarshalCDR(e *cdr.Encoder) {

@@ -18,6 +18,17 @@ func (*Int16) TypeName() string { return "std_msgs/msg/Int16" }
 // DDSTypeName returns "std_msgs::msg::dds_::Int16_".
 func (*Int16) DDSTypeName() string { return "std_msgs::msg::dds_::Int16_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int16 (msg.TypeHasher).
+func (*Int16) TypeHash() string {
+	return "RIHS01_1dcc3464e47c288a55f943a389d337cdb06804de3f5cd7a266b0de718eee17e5"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int16 as rosbag2
+// stores it (msg.Definer).
+func (*Int16) MessageDefinition() string {
+	return "int16 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int16) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*Int16MultiArray) TypeName() string { return "std_msgs/msg/Int16MultiArray
 // DDSTypeName returns "std_msgs::msg::dds_::Int16MultiArray_".
 func (*Int16MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int16MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int16MultiArray (msg.TypeHasher).
+func (*Int16MultiArray) TypeHash() string {
+	return "RIHS01_b58810e8e5b90fb19a5062469eb8409f5ab11a446d60de7157a1457e52a076ce"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int16MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*Int16MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nint16[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int16MultiArray) MarshalCDR(e *cdr.Encoder) {

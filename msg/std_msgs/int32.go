@@ -18,6 +18,17 @@ func (*Int32) TypeName() string { return "std_msgs/msg/Int32" }
 // DDSTypeName returns "std_msgs::msg::dds_::Int32_".
 func (*Int32) DDSTypeName() string { return "std_msgs::msg::dds_::Int32_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int32 (msg.TypeHasher).
+func (*Int32) TypeHash() string {
+	return "RIHS01_b6578ded3c58c626cfe8d1a6fb6e04f706f97e9f03d2727c9ff4e74b1cef0deb"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int32 as rosbag2
+// stores it (msg.Definer).
+func (*Int32) MessageDefinition() string {
+	return "int32 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int32) MarshalCDR(e *cdr.Encoder) {

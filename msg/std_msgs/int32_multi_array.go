@@ -19,6 +19,17 @@ func (*Int32MultiArray) TypeName() string { return "std_msgs/msg/Int32MultiArray
 // DDSTypeName returns "std_msgs::msg::dds_::Int32MultiArray_".
 func (*Int32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int32MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int32MultiArray (msg.TypeHasher).
+func (*Int32MultiArray) TypeHash() string {
+	return "RIHS01_84a7346323525d1b4dfca899df3820f245e54009dac5a6b69217d14fdefd1701"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int32MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*Int32MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nint32[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int32MultiArray) MarshalCDR(e *cdr.Encoder) {

@@ -18,6 +18,17 @@ func (*Int64) TypeName() string { return "std_msgs/msg/Int64" }
 // DDSTypeName returns "std_msgs::msg::dds_::Int64_".
 func (*Int64) DDSTypeName() string { return "std_msgs::msg::dds_::Int64_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int64 (msg.TypeHasher).
+func (*Int64) TypeHash() string {
+	return "RIHS01_8cd1048c2f186b6bd9a92472dc1ce51723c0833a221e2b7aecfff111774f4b49"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int64 as rosbag2
+// stores it (msg.Definer).
+func (*Int64) MessageDefinition() string {
+	return "int64 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int64) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*Int64MultiArray) TypeName() string { return "std_msgs/msg/Int64MultiArray
 // DDSTypeName returns "std_msgs::msg::dds_::Int64MultiArray_".
 func (*Int64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int64MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int64MultiArray (msg.TypeHasher).
+func (*Int64MultiArray) TypeHash() string {
+	return "RIHS01_e60f9fe34d697f0939ad49d33158693c1277fbac0e2f04b7c2995dc21c89b422"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int64MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*Int64MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nint64[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int64MultiArray) MarshalCDR(e *cdr.Encoder) {

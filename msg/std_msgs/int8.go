@@ -18,6 +18,17 @@ func (*Int8) TypeName() string { return "std_msgs/msg/Int8" }
 // DDSTypeName returns "std_msgs::msg::dds_::Int8_".
 func (*Int8) DDSTypeName() string { return "std_msgs::msg::dds_::Int8_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int8 (msg.TypeHasher).
+func (*Int8) TypeHash() string {
+	return "RIHS01_26525065a403d972cb672f0777e333f0c799ad444ae5fcd79e43d1e73bd0f440"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int8 as rosbag2
+// stores it (msg.Definer).
+func (*Int8) MessageDefinition() string {
+	return "int8 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int8) MarshalCDR(e *cdr.Encoder) {

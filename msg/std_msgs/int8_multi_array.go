@@ -19,6 +19,17 @@ func (*Int8MultiArray) TypeName() string { return "std_msgs/msg/Int8MultiArray" 
 // DDSTypeName returns "std_msgs::msg::dds_::Int8MultiArray_".
 func (*Int8MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int8MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/Int8MultiArray (msg.TypeHasher).
+func (*Int8MultiArray) TypeHash() string {
+	return "RIHS01_f21998d4b492abd63330765d75d5831238d400740386f651f13a872a4d2188db"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/Int8MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*Int8MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nint8[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Int8MultiArray) MarshalCDR(e *cdr.Encoder) {

@@ -20,6 +20,17 @@ func (*MultiArrayDimension) TypeName() string { return "std_msgs/msg/MultiArrayD
 // DDSTypeName returns "std_msgs::msg::dds_::MultiArrayDimension_".
 func (*MultiArrayDimension) DDSTypeName() string { return "std_msgs::msg::dds_::MultiArrayDimension_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/MultiArrayDimension (msg.TypeHasher).
+func (*MultiArrayDimension) TypeHash() string {
+	return "RIHS01_5e773a60a4c7fc8a54985f307c7837aa2994252a126c301957a24e31282c9cbe"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/MultiArrayDimension as rosbag2
+// stores it (msg.Definer).
+func (*MultiArrayDimension) MessageDefinition() string {
+	return "string label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MultiArrayDimension) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*MultiArrayLayout) TypeName() string { return "std_msgs/msg/MultiArrayLayo
 // DDSTypeName returns "std_msgs::msg::dds_::MultiArrayLayout_".
 func (*MultiArrayLayout) DDSTypeName() string { return "std_msgs::msg::dds_::MultiArrayLayout_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/MultiArrayLayout (msg.TypeHasher).
+func (*MultiArrayLayout) TypeHash() string {
+	return "RIHS01_4c66e6f78e740ac103a94cf63259f968e48c617e7699e829b63c21a5cb50dac6"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/MultiArrayLayout as rosbag2
+// stores it (msg.Definer).
+func (*MultiArrayLayout) MessageDefinition() string {
+	return "MultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MultiArrayLayout) MarshalCDR(e *cdr.Encoder) {

@@ -18,6 +18,17 @@ func (*String) TypeName() string { return "std_msgs/msg/String" }
 // DDSTypeName returns "std_msgs::msg::dds_::String_".
 func (*String) DDSTypeName() string { return "std_msgs::msg::dds_::String_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/String (msg.TypeHasher).
+func (*String) TypeHash() string {
+	return "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/String as rosbag2
+// stores it (msg.Definer).
+func (*String) MessageDefinition() string {
+	return "string data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *String) MarshalCDR(e *cdr.Encoder) {

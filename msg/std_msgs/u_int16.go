@@ -18,6 +18,17 @@ func (*UInt16) TypeName() string { return "std_msgs/msg/UInt16" }
 // DDSTypeName returns "std_msgs::msg::dds_::UInt16_".
 func (*UInt16) DDSTypeName() string { return "std_msgs::msg::dds_::UInt16_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt16 (msg.TypeHasher).
+func (*UInt16) TypeHash() string {
+	return "RIHS01_08a406e4b022bc22e907f985d6a9e9dd1d4fbecae573549cf49350113e7757b1"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt16 as rosbag2
+// stores it (msg.Definer).
+func (*UInt16) MessageDefinition() string {
+	return "uint16 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt16) MarshalCDR(e *cdr.Encoder) {

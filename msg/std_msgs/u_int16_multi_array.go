@@ -19,6 +19,17 @@ func (*UInt16MultiArray) TypeName() string { return "std_msgs/msg/UInt16MultiArr
 // DDSTypeName returns "std_msgs::msg::dds_::UInt16MultiArray_".
 func (*UInt16MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt16MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt16MultiArray (msg.TypeHasher).
+func (*UInt16MultiArray) TypeHash() string {
+	return "RIHS01_94fe73428ec63baecc774f8fb82406123e9291cf728f1b7c91caf5335129492b"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt16MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*UInt16MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nuint16[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt16MultiArray) MarshalCDR(e *cdr.Encoder) {

@@ -18,6 +18,17 @@ func (*UInt32) TypeName() string { return "std_msgs/msg/UInt32" }
 // DDSTypeName returns "std_msgs::msg::dds_::UInt32_".
 func (*UInt32) DDSTypeName() string { return "std_msgs::msg::dds_::UInt32_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt32 (msg.TypeHasher).
+func (*UInt32) TypeHash() string {
+	return "RIHS01_a5c874829b752bc5fa190024b0ad76f578cc278271e855c7d02a818b3516fb4a"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt32 as rosbag2
+// stores it (msg.Definer).
+func (*UInt32) MessageDefinition() string {
+	return "uint32 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt32) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*UInt32MultiArray) TypeName() string { return "std_msgs/msg/UInt32MultiArr
 // DDSTypeName returns "std_msgs::msg::dds_::UInt32MultiArray_".
 func (*UInt32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt32MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt32MultiArray (msg.TypeHasher).
+func (*UInt32MultiArray) TypeHash() string {
+	return "RIHS01_6c2577c7ad3cbdcc2164a41c12f1d5ad314ea320f3fb1ee47e78019fe16bb5b0"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt32MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*UInt32MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nuint32[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt32MultiArray) MarshalCDR(e *cdr.Encoder) {

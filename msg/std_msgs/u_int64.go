@@ -18,6 +18,17 @@ func (*UInt64) TypeName() string { return "std_msgs/msg/UInt64" }
 // DDSTypeName returns "std_msgs::msg::dds_::UInt64_".
 func (*UInt64) DDSTypeName() string { return "std_msgs::msg::dds_::UInt64_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt64 (msg.TypeHasher).
+func (*UInt64) TypeHash() string {
+	return "RIHS01_fbdc52018fc13755dce18024d1a671c856aa8b4aaf63adfb095b608f98e8c943"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt64 as rosbag2
+// stores it (msg.Definer).
+func (*UInt64) MessageDefinition() string {
+	return "uint64 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt64) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*UInt64MultiArray) TypeName() string { return "std_msgs/msg/UInt64MultiArr
 // DDSTypeName returns "std_msgs::msg::dds_::UInt64MultiArray_".
 func (*UInt64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt64MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt64MultiArray (msg.TypeHasher).
+func (*UInt64MultiArray) TypeHash() string {
+	return "RIHS01_fc1c685c2f76bdc6983da025cb25d2db5fb5157b059e300f6d957d86f981b366"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt64MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*UInt64MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nuint64[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt64MultiArray) MarshalCDR(e *cdr.Encoder) {

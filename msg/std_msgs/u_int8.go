@@ -18,6 +18,17 @@ func (*UInt8) TypeName() string { return "std_msgs/msg/UInt8" }
 // DDSTypeName returns "std_msgs::msg::dds_::UInt8_".
 func (*UInt8) DDSTypeName() string { return "std_msgs::msg::dds_::UInt8_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt8 (msg.TypeHasher).
+func (*UInt8) TypeHash() string {
+	return "RIHS01_6138bd83d8c3569cb80a667db03cfc1629f529fee79d944c39c34e352e72f010"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt8 as rosbag2
+// stores it (msg.Definer).
+func (*UInt8) MessageDefinition() string {
+	return "uint8 data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt8) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*UInt8MultiArray) TypeName() string { return "std_msgs/msg/UInt8MultiArray
 // DDSTypeName returns "std_msgs::msg::dds_::UInt8MultiArray_".
 func (*UInt8MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt8MultiArray_" }
 
+// TypeHash returns the RIHS01 hash of std_msgs/msg/UInt8MultiArray (msg.TypeHasher).
+func (*UInt8MultiArray) TypeHash() string {
+	return "RIHS01_5687e861b8d307a5e48b7515467ae7a5fc2daf805bd0ce6d8e9e604bade9f385"
+}
+
+// MessageDefinition returns the definition of std_msgs/msg/UInt8MultiArray as rosbag2
+// stores it (msg.Definer).
+func (*UInt8MultiArray) MessageDefinition() string {
+	return "MultiArrayLayout layout\nuint8[] data\n================================================================================\nMSG: std_msgs/MultiArrayLayout\nMultiArrayDimension[] dim\nuint32 data_offset\n================================================================================\nMSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UInt8MultiArray) MarshalCDR(e *cdr.Encoder) {

@@ -18,6 +18,17 @@ func (*Empty_Request) TypeName() string { return "std_srvs/srv/Empty_Request" }
 // DDSTypeName returns "std_srvs::srv::dds_::Empty_Request_".
 func (*Empty_Request) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Request_" }
 
+// TypeHash returns the RIHS01 hash of std_srvs/srv/Empty_Request (msg.TypeHasher).
+func (*Empty_Request) TypeHash() string {
+	return "RIHS01_458eaf200a3f63d9cc53d19436edebc0c140ef4c93ca75d5bd4ce19fd7759e35"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service std_srvs/srv/Empty
+// (msg.ServiceTypeHasher).
+func (*Empty_Request) ServiceTypeHash() string {
+	return "RIHS01_5888399dedec5ccc85ea6451949fd2c9f97bfdf963f9a588821639fcd31b5d19"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Empty_Request) MarshalCDR(e *cdr.Encoder) {
@@ -44,6 +55,17 @@ func (*Empty_Response) TypeName() string { return "std_srvs/srv/Empty_Response" 
 
 // DDSTypeName returns "std_srvs::srv::dds_::Empty_Response_".
 func (*Empty_Response) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Response_" }
+
+// TypeHash returns the RIHS01 hash of std_srvs/srv/Empty_Response (msg.TypeHasher).
+func (*Empty_Response) TypeHash() string {
+	return "RIHS01_0a2858b3f60df644a61d0fa44cfc923a3d3628e0ad9c8ad8534b1a2c92a413dc"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service std_srvs/srv/Empty
+// (msg.ServiceTypeHasher).
+func (*Empty_Response) ServiceTypeHash() string {
+	return "RIHS01_5888399dedec5ccc85ea6451949fd2c9f97bfdf963f9a588821639fcd31b5d19"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -76,6 +98,11 @@ func (*Empty_Event) TypeName() string { return "std_srvs/srv/Empty_Event" }
 
 // DDSTypeName returns "std_srvs::srv::dds_::Empty_Event_".
 func (*Empty_Event) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Event_" }
+
+// TypeHash returns the RIHS01 hash of std_srvs/srv/Empty_Event (msg.TypeHasher).
+func (*Empty_Event) TypeHash() string {
+	return "RIHS01_66fa7fcfb5f2bf04b9a8a55603318c5c402edfc4bd56bb0ed7b602990c29305a"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -19,6 +19,17 @@ func (*SetBool_Request) TypeName() string { return "std_srvs/srv/SetBool_Request
 // DDSTypeName returns "std_srvs::srv::dds_::SetBool_Request_".
 func (*SetBool_Request) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Request_" }
 
+// TypeHash returns the RIHS01 hash of std_srvs/srv/SetBool_Request (msg.TypeHasher).
+func (*SetBool_Request) TypeHash() string {
+	return "RIHS01_c62fbb99d94e1b25e8ef9e109f9581956bb1b3361a45a4e5810c36a90d29932e"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service std_srvs/srv/SetBool
+// (msg.ServiceTypeHasher).
+func (*SetBool_Request) ServiceTypeHash() string {
+	return "RIHS01_abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *SetBool_Request) MarshalCDR(e *cdr.Encoder) {
@@ -49,6 +60,17 @@ func (*SetBool_Response) TypeName() string { return "std_srvs/srv/SetBool_Respon
 
 // DDSTypeName returns "std_srvs::srv::dds_::SetBool_Response_".
 func (*SetBool_Response) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Response_" }
+
+// TypeHash returns the RIHS01 hash of std_srvs/srv/SetBool_Response (msg.TypeHasher).
+func (*SetBool_Response) TypeHash() string {
+	return "RIHS01_d0814e7f7b4880ab77e9c57426c7aa1562ab69f11eef8e2e968812f9cbd0b059"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service std_srvs/srv/SetBool
+// (msg.ServiceTypeHasher).
+func (*SetBool_Response) ServiceTypeHash() string {
+	return "RIHS01_abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -86,6 +108,11 @@ func (*SetBool_Event) TypeName() string { return "std_srvs/srv/SetBool_Event" }
 
 // DDSTypeName returns "std_srvs::srv::dds_::SetBool_Event_".
 func (*SetBool_Event) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Event_" }
+
+// TypeHash returns the RIHS01 hash of std_srvs/srv/SetBool_Event (msg.TypeHasher).
+func (*SetBool_Event) TypeHash() string {
+	return "RIHS01_3c4c20015afb4303eafd347b1d6a786f171a89c814726961a9593ef10df878cf"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -18,6 +18,17 @@ func (*Trigger_Request) TypeName() string { return "std_srvs/srv/Trigger_Request
 // DDSTypeName returns "std_srvs::srv::dds_::Trigger_Request_".
 func (*Trigger_Request) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Request_" }
 
+// TypeHash returns the RIHS01 hash of std_srvs/srv/Trigger_Request (msg.TypeHasher).
+func (*Trigger_Request) TypeHash() string {
+	return "RIHS01_d010825374ce8918e72bfd826c82603e60f45419e932ea976f807b74a863a199"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service std_srvs/srv/Trigger
+// (msg.ServiceTypeHasher).
+func (*Trigger_Request) ServiceTypeHash() string {
+	return "RIHS01_eeff2cd6fa5ad9d27cdf4dec64818317839b62f212a91e6b5304b634b2062c5f"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Trigger_Request) MarshalCDR(e *cdr.Encoder) {
@@ -46,6 +57,17 @@ func (*Trigger_Response) TypeName() string { return "std_srvs/srv/Trigger_Respon
 
 // DDSTypeName returns "std_srvs::srv::dds_::Trigger_Response_".
 func (*Trigger_Response) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Response_" }
+
+// TypeHash returns the RIHS01 hash of std_srvs/srv/Trigger_Response (msg.TypeHasher).
+func (*Trigger_Response) TypeHash() string {
+	return "RIHS01_2d946c21e2fc3f1e9ca6986a8191d85fcc70097a8bb7771a053564bc47009cdf"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service std_srvs/srv/Trigger
+// (msg.ServiceTypeHasher).
+func (*Trigger_Response) ServiceTypeHash() string {
+	return "RIHS01_eeff2cd6fa5ad9d27cdf4dec64818317839b62f212a91e6b5304b634b2062c5f"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -83,6 +105,11 @@ func (*Trigger_Event) TypeName() string { return "std_srvs/srv/Trigger_Event" }
 
 // DDSTypeName returns "std_srvs::srv::dds_::Trigger_Event_".
 func (*Trigger_Event) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Event_" }
+
+// TypeHash returns the RIHS01 hash of std_srvs/srv/Trigger_Event (msg.TypeHasher).
+func (*Trigger_Event) TypeHash() string {
+	return "RIHS01_ec4a1d26b0575e61906890342aba9523a2360e9845857c5590fa6e23bc39e1c2"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

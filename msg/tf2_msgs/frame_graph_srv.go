@@ -18,6 +18,17 @@ func (*FrameGraph_Request) TypeName() string { return "tf2_msgs/srv/FrameGraph_R
 // DDSTypeName returns "tf2_msgs::srv::dds_::FrameGraph_Request_".
 func (*FrameGraph_Request) DDSTypeName() string { return "tf2_msgs::srv::dds_::FrameGraph_Request_" }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/srv/FrameGraph_Request (msg.TypeHasher).
+func (*FrameGraph_Request) TypeHash() string {
+	return "RIHS01_4cc565da6b64726d0b0be1ce20f3a3a695679b841a79abfca2fcdc94f562b08d"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service tf2_msgs/srv/FrameGraph
+// (msg.ServiceTypeHasher).
+func (*FrameGraph_Request) ServiceTypeHash() string {
+	return "RIHS01_0d1fbc6222c018ba5f33822904a2fdd4063705289956d3fdde07cd8c50fe8067"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*FrameGraph_Request) MarshalCDR(e *cdr.Encoder) {
@@ -45,6 +56,17 @@ func (*FrameGraph_Response) TypeName() string { return "tf2_msgs/srv/FrameGraph_
 
 // DDSTypeName returns "tf2_msgs::srv::dds_::FrameGraph_Response_".
 func (*FrameGraph_Response) DDSTypeName() string { return "tf2_msgs::srv::dds_::FrameGraph_Response_" }
+
+// TypeHash returns the RIHS01 hash of tf2_msgs/srv/FrameGraph_Response (msg.TypeHasher).
+func (*FrameGraph_Response) TypeHash() string {
+	return "RIHS01_e33d5473ce0fac04c66203779f2b719a9de0f8388b248852d3a47a019e62e36d"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service tf2_msgs/srv/FrameGraph
+// (msg.ServiceTypeHasher).
+func (*FrameGraph_Response) ServiceTypeHash() string {
+	return "RIHS01_0d1fbc6222c018ba5f33822904a2fdd4063705289956d3fdde07cd8c50fe8067"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -79,6 +101,11 @@ func (*FrameGraph_Event) TypeName() string { return "tf2_msgs/srv/FrameGraph_Eve
 
 // DDSTypeName returns "tf2_msgs::srv::dds_::FrameGraph_Event_".
 func (*FrameGraph_Event) DDSTypeName() string { return "tf2_msgs::srv::dds_::FrameGraph_Event_" }
+
+// TypeHash returns the RIHS01 hash of tf2_msgs/srv/FrameGraph_Event (msg.TypeHasher).
+func (*FrameGraph_Event) TypeHash() string {
+	return "RIHS01_97e5494f0af64046abdb3f1fc91a91f0a3ac7f1132dcfe32f350601227daa817"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -30,6 +30,11 @@ func (*LookupTransform_Goal) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_Goal_"
 }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_Goal (msg.TypeHasher).
+func (*LookupTransform_Goal) TypeHash() string {
+	return "RIHS01_815efc294ad17c813c6043cdde781ff55810d49da02ed07f9237dcd20e88d498"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *LookupTransform_Goal) MarshalCDR(e *cdr.Encoder) {
@@ -82,6 +87,11 @@ func (*LookupTransform_Result) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_Result_"
 }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_Result (msg.TypeHasher).
+func (*LookupTransform_Result) TypeHash() string {
+	return "RIHS01_061d4423af5352ff5314c8effef8faab133991a78f1b2bcd1fecabad80871225"
+}
+
 // NewLookupTransform_Result returns a new LookupTransform_Result holding the default values of its definition.
 func NewLookupTransform_Result() *LookupTransform_Result {
 	m := new(LookupTransform_Result)
@@ -130,6 +140,11 @@ func (*LookupTransform_Feedback) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_Feedback_"
 }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_Feedback (msg.TypeHasher).
+func (*LookupTransform_Feedback) TypeHash() string {
+	return "RIHS01_2da0b02f990f04404ab8c98a2a68cf5bbc773ae747f96911f2d55499cfb51542"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*LookupTransform_Feedback) MarshalCDR(e *cdr.Encoder) {
@@ -162,6 +177,17 @@ func (*LookupTransform_SendGoal_Request) TypeName() string {
 // DDSTypeName returns "tf2_msgs::action::dds_::LookupTransform_SendGoal_Request_".
 func (*LookupTransform_SendGoal_Request) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_SendGoal_Request_"
+}
+
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_SendGoal_Request (msg.TypeHasher).
+func (*LookupTransform_SendGoal_Request) TypeHash() string {
+	return "RIHS01_eb1312eb7aab35e35c71bb87c2ba3a94747c5a6544ea32bb2b32b0f75775b8ca"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service tf2_msgs/action/LookupTransform_SendGoal
+// (msg.ServiceTypeHasher).
+func (*LookupTransform_SendGoal_Request) ServiceTypeHash() string {
+	return "RIHS01_4646ff5706c86b04d0a1098d329951a9731a7517e16702905de6073cc72c8530"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -203,6 +229,17 @@ func (*LookupTransform_SendGoal_Response) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_SendGoal_Response_"
 }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_SendGoal_Response (msg.TypeHasher).
+func (*LookupTransform_SendGoal_Response) TypeHash() string {
+	return "RIHS01_c1ada93304793c08813657255e7bde2e40e2114aa634b702c3f8d4b72ae098bc"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service tf2_msgs/action/LookupTransform_SendGoal
+// (msg.ServiceTypeHasher).
+func (*LookupTransform_SendGoal_Response) ServiceTypeHash() string {
+	return "RIHS01_4646ff5706c86b04d0a1098d329951a9731a7517e16702905de6073cc72c8530"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *LookupTransform_SendGoal_Response) MarshalCDR(e *cdr.Encoder) {
@@ -241,6 +278,17 @@ func (*LookupTransform_GetResult_Request) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_GetResult_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_GetResult_Request (msg.TypeHasher).
+func (*LookupTransform_GetResult_Request) TypeHash() string {
+	return "RIHS01_148f9bdc01f98922d6fb2072cb64468b89c57c7825d9d83b932c183deaa4697d"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service tf2_msgs/action/LookupTransform_GetResult
+// (msg.ServiceTypeHasher).
+func (*LookupTransform_GetResult_Request) ServiceTypeHash() string {
+	return "RIHS01_3cd1715751899e3167b5aec3e4ac194f7da9e8493a77285f9f6a4c914f5e8b24"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *LookupTransform_GetResult_Request) MarshalCDR(e *cdr.Encoder) {
@@ -275,6 +323,17 @@ func (*LookupTransform_GetResult_Response) TypeName() string {
 // DDSTypeName returns "tf2_msgs::action::dds_::LookupTransform_GetResult_Response_".
 func (*LookupTransform_GetResult_Response) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_GetResult_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_GetResult_Response (msg.TypeHasher).
+func (*LookupTransform_GetResult_Response) TypeHash() string {
+	return "RIHS01_954de3efc36b164c4d21116abdbdcc52746e454fd9c169b55d9cfd89e83d299d"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service tf2_msgs/action/LookupTransform_GetResult
+// (msg.ServiceTypeHasher).
+func (*LookupTransform_GetResult_Response) ServiceTypeHash() string {
+	return "RIHS01_3cd1715751899e3167b5aec3e4ac194f7da9e8493a77285f9f6a4c914f5e8b24"
 }
 
 // NewLookupTransform_GetResult_Response returns a new LookupTransform_GetResult_Response holding the default values of its definition.
@@ -327,6 +386,11 @@ func (*LookupTransform_FeedbackMessage) TypeName() string {
 // DDSTypeName returns "tf2_msgs::action::dds_::LookupTransform_FeedbackMessage_".
 func (*LookupTransform_FeedbackMessage) DDSTypeName() string {
 	return "tf2_msgs::action::dds_::LookupTransform_FeedbackMessage_"
+}
+
+// TypeHash returns the RIHS01 hash of tf2_msgs/action/LookupTransform_FeedbackMessage (msg.TypeHasher).
+func (*LookupTransform_FeedbackMessage) TypeHash() string {
+	return "RIHS01_10cb89922dcb103e95c185d43e8a5efa3d38db996f733151a2f3e2ac133f4839"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -37,6 +37,17 @@ func (*TF2Error) TypeName() string { return "tf2_msgs/msg/TF2Error" }
 // DDSTypeName returns "tf2_msgs::msg::dds_::TF2Error_".
 func (*TF2Error) DDSTypeName() string { return "tf2_msgs::msg::dds_::TF2Error_" }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/msg/TF2Error (msg.TypeHasher).
+func (*TF2Error) TypeHash() string {
+	return "RIHS01_db2485e7d6a0ec75bf087e058ee45df682acc3a621ca7780503d10aac141809a"
+}
+
+// MessageDefinition returns the definition of tf2_msgs/msg/TF2Error as rosbag2
+// stores it (msg.Definer).
+func (*TF2Error) MessageDefinition() string {
+	return "uint8 NO_ERROR=0\nuint8 LOOKUP_ERROR=1\nuint8 CONNECTIVITY_ERROR=2\nuint8 EXTRAPOLATION_ERROR=3\nuint8 INVALID_ARGUMENT_ERROR=4\nuint8 TIMEOUT_ERROR=5\nuint8 TRANSFORM_ERROR=6\n\nuint8 error\nstring error_string\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *TF2Error) MarshalCDR(e *cdr.Encoder) {

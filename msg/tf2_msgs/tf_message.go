@@ -19,6 +19,17 @@ func (*TFMessage) TypeName() string { return "tf2_msgs/msg/TFMessage" }
 // DDSTypeName returns "tf2_msgs::msg::dds_::TFMessage_".
 func (*TFMessage) DDSTypeName() string { return "tf2_msgs::msg::dds_::TFMessage_" }
 
+// TypeHash returns the RIHS01 hash of tf2_msgs/msg/TFMessage (msg.TypeHasher).
+func (*TFMessage) TypeHash() string {
+	return "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087"
+}
+
+// MessageDefinition returns the definition of tf2_msgs/msg/TFMessage as rosbag2
+// stores it (msg.Definer).
+func (*TFMessage) MessageDefinition() string {
+	return "geometry_msgs/TransformStamped[] transforms\n================================================================================\nMSG: geometry_msgs/TransformStamped\nstd_msgs/Header header\nstring child_frame_id\nTransform transform\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Transform\nVector3 translation\nQuaternion rotation\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *TFMessage) MarshalCDR(e *cdr.Encoder) {

@@ -21,6 +21,17 @@ func (*JointTrajectory) TypeName() string { return "trajectory_msgs/msg/JointTra
 // DDSTypeName returns "trajectory_msgs::msg::dds_::JointTrajectory_".
 func (*JointTrajectory) DDSTypeName() string { return "trajectory_msgs::msg::dds_::JointTrajectory_" }
 
+// TypeHash returns the RIHS01 hash of trajectory_msgs/msg/JointTrajectory (msg.TypeHasher).
+func (*JointTrajectory) TypeHash() string {
+	return "RIHS01_179b33eba59d676f6d967ac71fe35e7ca2f64b2f3928f4a018cec115e213796e"
+}
+
+// MessageDefinition returns the definition of trajectory_msgs/msg/JointTrajectory as rosbag2
+// stores it (msg.Definer).
+func (*JointTrajectory) MessageDefinition() string {
+	return "std_msgs/Header header\nstring[] joint_names\nJointTrajectoryPoint[] points\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: trajectory_msgs/JointTrajectoryPoint\nfloat64[] positions\nfloat64[] velocities\nfloat64[] accelerations\nfloat64[] effort\nbuiltin_interfaces/Duration time_from_start\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *JointTrajectory) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -25,6 +25,17 @@ func (*JointTrajectoryPoint) DDSTypeName() string {
 	return "trajectory_msgs::msg::dds_::JointTrajectoryPoint_"
 }
 
+// TypeHash returns the RIHS01 hash of trajectory_msgs/msg/JointTrajectoryPoint (msg.TypeHasher).
+func (*JointTrajectoryPoint) TypeHash() string {
+	return "RIHS01_de8907036d8bd45aac6f30cc9044a3d4a329c42cbf719aff7d95a584cfa532d7"
+}
+
+// MessageDefinition returns the definition of trajectory_msgs/msg/JointTrajectoryPoint as rosbag2
+// stores it (msg.Definer).
+func (*JointTrajectoryPoint) MessageDefinition() string {
+	return "float64[] positions\nfloat64[] velocities\nfloat64[] accelerations\nfloat64[] effort\nbuiltin_interfaces/Duration time_from_start\n================================================================================\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *JointTrajectoryPoint) MarshalCDR(e *cdr.Encoder) {

@@ -25,6 +25,17 @@ func (*MultiDOFJointTrajectory) DDSTypeName() string {
 	return "trajectory_msgs::msg::dds_::MultiDOFJointTrajectory_"
 }
 
+// TypeHash returns the RIHS01 hash of trajectory_msgs/msg/MultiDOFJointTrajectory (msg.TypeHasher).
+func (*MultiDOFJointTrajectory) TypeHash() string {
+	return "RIHS01_3a18fd095292a65cfde8833c72985a30af981f3ec44494655c6267262b443a4a"
+}
+
+// MessageDefinition returns the definition of trajectory_msgs/msg/MultiDOFJointTrajectory as rosbag2
+// stores it (msg.Definer).
+func (*MultiDOFJointTrajectory) MessageDefinition() string {
+	return "std_msgs/Header header\nstring[] joint_names\nMultiDOFJointTrajectoryPoint[] points\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: trajectory_msgs/MultiDOFJointTrajectoryPoint\ngeometry_msgs/Transform[] transforms\ngeometry_msgs/Twist[] velocities\ngeometry_msgs/Twist[] accelerations\nbuiltin_interfaces/Duration time_from_start\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Transform\nVector3 translation\nQuaternion rotation\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *MultiDOFJointTrajectory) StampHeader() *std_msgs.Header { return &m.Header }
 

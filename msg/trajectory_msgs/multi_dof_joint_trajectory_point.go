@@ -27,6 +27,17 @@ func (*MultiDOFJointTrajectoryPoint) DDSTypeName() string {
 	return "trajectory_msgs::msg::dds_::MultiDOFJointTrajectoryPoint_"
 }
 
+// TypeHash returns the RIHS01 hash of trajectory_msgs/msg/MultiDOFJointTrajectoryPoint (msg.TypeHasher).
+func (*MultiDOFJointTrajectoryPoint) TypeHash() string {
+	return "RIHS01_6ada1085b5ee64eaa069b074968e69f0e27c8c5e6f5bb0586dd1c834ef0e32b8"
+}
+
+// MessageDefinition returns the definition of trajectory_msgs/msg/MultiDOFJointTrajectoryPoint as rosbag2
+// stores it (msg.Definer).
+func (*MultiDOFJointTrajectoryPoint) MessageDefinition() string {
+	return "geometry_msgs/Transform[] transforms\ngeometry_msgs/Twist[] velocities\ngeometry_msgs/Twist[] accelerations\nbuiltin_interfaces/Duration time_from_start\n================================================================================\nMSG: geometry_msgs/Transform\nVector3 translation\nQuaternion rotation\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MultiDOFJointTrajectoryPoint) MarshalCDR(e *cdr.Encoder) {

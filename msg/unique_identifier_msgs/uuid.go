@@ -18,6 +18,17 @@ func (*UUID) TypeName() string { return "unique_identifier_msgs/msg/UUID" }
 // DDSTypeName returns "unique_identifier_msgs::msg::dds_::UUID_".
 func (*UUID) DDSTypeName() string { return "unique_identifier_msgs::msg::dds_::UUID_" }
 
+// TypeHash returns the RIHS01 hash of unique_identifier_msgs/msg/UUID (msg.TypeHasher).
+func (*UUID) TypeHash() string {
+	return "RIHS01_1b8e8aca958cbea28fe6ef60bf6c19b683c97a9ef60bb34752067d0f2f7ab437"
+}
+
+// MessageDefinition returns the definition of unique_identifier_msgs/msg/UUID as rosbag2
+// stores it (msg.Definer).
+func (*UUID) MessageDefinition() string {
+	return "uint8[16] uuid\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UUID) MarshalCDR(e *cdr.Encoder) {

@@ -22,6 +22,17 @@ func (*GetInteractiveMarkers_Request) DDSTypeName() string {
 	return "visualization_msgs::srv::dds_::GetInteractiveMarkers_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/srv/GetInteractiveMarkers_Request (msg.TypeHasher).
+func (*GetInteractiveMarkers_Request) TypeHash() string {
+	return "RIHS01_7fa7e0830e3cbe9c15927a29fdc09fedcd9a86757e375f29ce6b0744cb0b6905"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service visualization_msgs/srv/GetInteractiveMarkers
+// (msg.ServiceTypeHasher).
+func (*GetInteractiveMarkers_Request) ServiceTypeHash() string {
+	return "RIHS01_bfdfaa861f4a8422b4ec3bd02c6681e4a45a83bdc2913d8facdf923d8ad1376a"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*GetInteractiveMarkers_Request) MarshalCDR(e *cdr.Encoder) {
@@ -53,6 +64,17 @@ func (*GetInteractiveMarkers_Response) TypeName() string {
 // DDSTypeName returns "visualization_msgs::srv::dds_::GetInteractiveMarkers_Response_".
 func (*GetInteractiveMarkers_Response) DDSTypeName() string {
 	return "visualization_msgs::srv::dds_::GetInteractiveMarkers_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of visualization_msgs/srv/GetInteractiveMarkers_Response (msg.TypeHasher).
+func (*GetInteractiveMarkers_Response) TypeHash() string {
+	return "RIHS01_414620cf7471b5469b159989af34edd1ed9276be592e43d1b7544204f4177302"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service visualization_msgs/srv/GetInteractiveMarkers
+// (msg.ServiceTypeHasher).
+func (*GetInteractiveMarkers_Response) ServiceTypeHash() string {
+	return "RIHS01_bfdfaa861f4a8422b4ec3bd02c6681e4a45a83bdc2913d8facdf923d8ad1376a"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -97,6 +119,11 @@ func (*GetInteractiveMarkers_Event) TypeName() string {
 // DDSTypeName returns "visualization_msgs::srv::dds_::GetInteractiveMarkers_Event_".
 func (*GetInteractiveMarkers_Event) DDSTypeName() string {
 	return "visualization_msgs::srv::dds_::GetInteractiveMarkers_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of visualization_msgs/srv/GetInteractiveMarkers_Event (msg.TypeHasher).
+func (*GetInteractiveMarkers_Event) TypeHash() string {
+	return "RIHS01_4f89243e7571b9563464f4349ceb14a60808a9a0b6f72944dbdfffd6427da2f4"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

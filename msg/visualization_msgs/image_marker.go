@@ -51,6 +51,17 @@ func (*ImageMarker) TypeName() string { return "visualization_msgs/msg/ImageMark
 // DDSTypeName returns "visualization_msgs::msg::dds_::ImageMarker_".
 func (*ImageMarker) DDSTypeName() string { return "visualization_msgs::msg::dds_::ImageMarker_" }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/msg/ImageMarker (msg.TypeHasher).
+func (*ImageMarker) TypeHash() string {
+	return "RIHS01_603152491ef2331c200a5305230d31f6e8704875944b388da0f547c415d11836"
+}
+
+// MessageDefinition returns the definition of visualization_msgs/msg/ImageMarker as rosbag2
+// stores it (msg.Definer).
+func (*ImageMarker) MessageDefinition() string {
+	return "int32 CIRCLE=0\nint32 LINE_STRIP=1\nint32 LINE_LIST=2\nint32 POLYGON=3\nint32 POINTS=4\nint32 ADD=0\nint32 REMOVE=1\n\nstd_msgs/Header header\nstring ns\nint32 id\nint32 type\nint32 action\ngeometry_msgs/Point position\nfloat32 scale\nstd_msgs/ColorRGBA outline_color\nuint8 filled\nstd_msgs/ColorRGBA fill_color\nbuiltin_interfaces/Duration lifetime\ngeometry_msgs/Point[] points\nstd_msgs/ColorRGBA[] outline_colors\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: std_msgs/ColorRGBA\nfloat32 r\nfloat32 g\nfloat32 b\nfloat32 a\n================================================================================\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *ImageMarker) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -48,6 +48,17 @@ func (*InteractiveMarkerFeedback) DDSTypeName() string {
 	return "visualization_msgs::msg::dds_::InteractiveMarkerFeedback_"
 }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/msg/InteractiveMarkerFeedback (msg.TypeHasher).
+func (*InteractiveMarkerFeedback) TypeHash() string {
+	return "RIHS01_6cc48741df9f05d19ba7d9ea3101e9fcd1309c9d6bda3c55668ba607492f725e"
+}
+
+// MessageDefinition returns the definition of visualization_msgs/msg/InteractiveMarkerFeedback as rosbag2
+// stores it (msg.Definer).
+func (*InteractiveMarkerFeedback) MessageDefinition() string {
+	return "uint8 KEEP_ALIVE=0\nuint8 POSE_UPDATE=1\nuint8 MENU_SELECT=2\nuint8 BUTTON_CLICK=3\nuint8 MOUSE_DOWN=4\nuint8 MOUSE_UP=5\n\nstd_msgs/Header header\nstring client_id\nstring marker_name\nstring control_name\nuint8 event_type\ngeometry_msgs/Pose pose\nuint32 menu_entry_id\ngeometry_msgs/Point mouse_point\nbool mouse_point_valid\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *InteractiveMarkerFeedback) StampHeader() *std_msgs.Header { return &m.Header }
 

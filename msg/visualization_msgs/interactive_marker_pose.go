@@ -26,6 +26,17 @@ func (*InteractiveMarkerPose) DDSTypeName() string {
 	return "visualization_msgs::msg::dds_::InteractiveMarkerPose_"
 }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/msg/InteractiveMarkerPose (msg.TypeHasher).
+func (*InteractiveMarkerPose) TypeHash() string {
+	return "RIHS01_c60e9a4407d5f709a63e0fe9caea324aee08fe717cd090209ebe35012ce7cb66"
+}
+
+// MessageDefinition returns the definition of visualization_msgs/msg/InteractiveMarkerPose as rosbag2
+// stores it (msg.Definer).
+func (*InteractiveMarkerPose) MessageDefinition() string {
+	return "std_msgs/Header header\ngeometry_msgs/Pose pose\nstring name\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // StampHeader returns the message's header (see nros.Stamped).
 func (m *InteractiveMarkerPose) StampHeader() *std_msgs.Header { return &m.Header }
 

@@ -18,6 +18,17 @@ func (*MarkerArray) TypeName() string { return "visualization_msgs/msg/MarkerArr
 // DDSTypeName returns "visualization_msgs::msg::dds_::MarkerArray_".
 func (*MarkerArray) DDSTypeName() string { return "visualization_msgs::msg::dds_::MarkerArray_" }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/msg/MarkerArray (msg.TypeHasher).
+func (*MarkerArray) TypeHash() string {
+	return "RIHS01_86cb8800b6fb05b5eff1abd7a56f62a5641d3ae9a1c29e78e67e704f1d067dcf"
+}
+
+// MessageDefinition returns the definition of visualization_msgs/msg/MarkerArray as rosbag2
+// stores it (msg.Definer).
+func (*MarkerArray) MessageDefinition() string {
+	return "Marker[] markers\n================================================================================\nMSG: visualization_msgs/Marker\nint32 ARROW=0\nint32 CUBE=1\nint32 SPHERE=2\nint32 CYLINDER=3\nint32 LINE_STRIP=4\nint32 LINE_LIST=5\nint32 CUBE_LIST=6\nint32 SPHERE_LIST=7\nint32 POINTS=8\nint32 TEXT_VIEW_FACING=9\nint32 MESH_RESOURCE=10\nint32 TRIANGLE_LIST=11\nint32 ARROW_STRIP=12\nint32 ADD=0\nint32 MODIFY=0\nint32 DELETE=2\nint32 DELETEALL=3\n\nstd_msgs/Header header\nstring ns\nint32 id\nint32 type\nint32 action\ngeometry_msgs/Pose pose\ngeometry_msgs/Vector3 scale\nstd_msgs/ColorRGBA color\nbuiltin_interfaces/Duration lifetime\nbool frame_locked\ngeometry_msgs/Point[] points\nstd_msgs/ColorRGBA[] colors\nstring texture_resource\nsensor_msgs/CompressedImage texture\nUVCoordinate[] uv_coordinates\nstring text\nstring mesh_resource\nMeshFile mesh_file\nbool mesh_use_embedded_materials\n================================================================================\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: std_msgs/ColorRGBA\nfloat32 r\nfloat32 g\nfloat32 b\nfloat32 a\n================================================================================\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n================================================================================\nMSG: sensor_msgs/CompressedImage\nstd_msgs/Header header\nstring format\nuint8[] data\n================================================================================\nMSG: visualization_msgs/UVCoordinate\nfloat32 u\nfloat32 v\n================================================================================\nMSG: visualization_msgs/MeshFile\nstring filename\nuint8[] data\n================================================================================\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n================================================================================\nMSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MarkerArray) MarshalCDR(e *cdr.Encoder) {

@@ -32,6 +32,17 @@ func (*MenuEntry) TypeName() string { return "visualization_msgs/msg/MenuEntry" 
 // DDSTypeName returns "visualization_msgs::msg::dds_::MenuEntry_".
 func (*MenuEntry) DDSTypeName() string { return "visualization_msgs::msg::dds_::MenuEntry_" }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/msg/MenuEntry (msg.TypeHasher).
+func (*MenuEntry) TypeHash() string {
+	return "RIHS01_22170c387c70fd4236232ec902de8604e72ff027342c7c0f28ad9f68c64c51d6"
+}
+
+// MessageDefinition returns the definition of visualization_msgs/msg/MenuEntry as rosbag2
+// stores it (msg.Definer).
+func (*MenuEntry) MessageDefinition() string {
+	return "uint8 FEEDBACK=0\nuint8 ROSRUN=1\nuint8 ROSLAUNCH=2\n\nuint32 id\nuint32 parent_id\nstring title\nstring command\nuint8 command_type\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MenuEntry) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*MeshFile) TypeName() string { return "visualization_msgs/msg/MeshFile" }
 // DDSTypeName returns "visualization_msgs::msg::dds_::MeshFile_".
 func (*MeshFile) DDSTypeName() string { return "visualization_msgs::msg::dds_::MeshFile_" }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/msg/MeshFile (msg.TypeHasher).
+func (*MeshFile) TypeHash() string {
+	return "RIHS01_7710ece15a148fb7c9b546364cfb215bb06098087bd6394fe5b73a493508f8c4"
+}
+
+// MessageDefinition returns the definition of visualization_msgs/msg/MeshFile as rosbag2
+// stores it (msg.Definer).
+func (*MeshFile) MessageDefinition() string {
+	return "string filename\nuint8[] data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *MeshFile) MarshalCDR(e *cdr.Encoder) {

@@ -19,6 +19,17 @@ func (*UVCoordinate) TypeName() string { return "visualization_msgs/msg/UVCoordi
 // DDSTypeName returns "visualization_msgs::msg::dds_::UVCoordinate_".
 func (*UVCoordinate) DDSTypeName() string { return "visualization_msgs::msg::dds_::UVCoordinate_" }
 
+// TypeHash returns the RIHS01 hash of visualization_msgs/msg/UVCoordinate (msg.TypeHasher).
+func (*UVCoordinate) TypeHash() string {
+	return "RIHS01_f27f7ed21fe360c6066944f856b801a0c0d1e94e815b6886444b42d90b196a26"
+}
+
+// MessageDefinition returns the definition of visualization_msgs/msg/UVCoordinate as rosbag2
+// stores it (msg.Definer).
+func (*UVCoordinate) MessageDefinition() string {
+	return "float32 u\nfloat32 v\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *UVCoordinate) MarshalCDR(e *cdr.Encoder) {

@@ -22,6 +22,17 @@ func (*AddTwoInts_Request) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::AddTwoInts_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of example_interfaces/srv/AddTwoInts_Request (msg.TypeHasher).
+func (*AddTwoInts_Request) TypeHash() string {
+	return "RIHS01_000c5fd92d6b2e1a05949348f584d6d652adea1e92d691792011ac2273508302"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service example_interfaces/srv/AddTwoInts
+// (msg.ServiceTypeHasher).
+func (*AddTwoInts_Request) ServiceTypeHash() string {
+	return "RIHS01_e118de6bf5eeb66a2491b5bda11202e7b68f198d6f67922cf30364858239c81a"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *AddTwoInts_Request) MarshalCDR(e *cdr.Encoder) {
@@ -55,6 +66,17 @@ func (*AddTwoInts_Response) TypeName() string { return "example_interfaces/srv/A
 // DDSTypeName returns "example_interfaces::srv::dds_::AddTwoInts_Response_".
 func (*AddTwoInts_Response) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::AddTwoInts_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of example_interfaces/srv/AddTwoInts_Response (msg.TypeHasher).
+func (*AddTwoInts_Response) TypeHash() string {
+	return "RIHS01_de5c030d4af33cba2749310b249737b631594703f9300495f48bffb2b44dcc2f"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service example_interfaces/srv/AddTwoInts
+// (msg.ServiceTypeHasher).
+func (*AddTwoInts_Response) ServiceTypeHash() string {
+	return "RIHS01_e118de6bf5eeb66a2491b5bda11202e7b68f198d6f67922cf30364858239c81a"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -91,6 +113,11 @@ func (*AddTwoInts_Event) TypeName() string { return "example_interfaces/srv/AddT
 // DDSTypeName returns "example_interfaces::srv::dds_::AddTwoInts_Event_".
 func (*AddTwoInts_Event) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::AddTwoInts_Event_"
+}
+
+// TypeHash returns the RIHS01 hash of example_interfaces/srv/AddTwoInts_Event (msg.TypeHasher).
+func (*AddTwoInts_Event) TypeHash() string {
+	return "RIHS01_32c1d140259c71e5c355115942bcb31df98b4330e4d906b1b75ccb1c9b3ce6c8"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

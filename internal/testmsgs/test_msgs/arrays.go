@@ -52,6 +52,17 @@ func (*Arrays) TypeName() string { return "test_msgs/msg/Arrays" }
 // DDSTypeName returns "test_msgs::msg::dds_::Arrays_".
 func (*Arrays) DDSTypeName() string { return "test_msgs::msg::dds_::Arrays_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/Arrays (msg.TypeHasher).
+func (*Arrays) TypeHash() string {
+	return "RIHS01_8a321b80dae8c44dfd1ce558eaf1b1cd5ebbe5950863ed675836535511a7f91a"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/Arrays as rosbag2
+// stores it (msg.Definer).
+func (*Arrays) MessageDefinition() string {
+	return "# Arrays of different types\nbool[3] bool_values\nbyte[3] byte_values\nchar[3] char_values\nfloat32[3] float32_values\nfloat64[3] float64_values\nint8[3] int8_values\nuint8[3] uint8_values\nint16[3] int16_values\nuint16[3] uint16_values\nint32[3] int32_values\nuint32[3] uint32_values\nint64[3] int64_values\nuint64[3] uint64_values\nstring[3] string_values\nBasicTypes[3] basic_types_values\nConstants[3] constants_values\nDefaults[3] defaults_values\nbool[3] bool_values_default [false, true, false]\nbyte[3] byte_values_default [0, 1, 255]\nchar[3] char_values_default [0, 1, 127]\nfloat32[3] float32_values_default [1.125, 0.0, -1.125]\nfloat64[3] float64_values_default [3.1415, 0.0, -3.1415]\nint8[3] int8_values_default [0, 127, -128]\nuint8[3] uint8_values_default [0, 1, 255]\nint16[3] int16_values_default [0, 32767, -32768]\nuint16[3] uint16_values_default [0, 1, 65535]\nint32[3] int32_values_default [0, 2147483647, -2147483648]\nuint32[3] uint32_values_default [0, 1, 4294967295]\nint64[3] int64_values_default [0, 9223372036854775807, -9223372036854775808]\nuint64[3] uint64_values_default [0, 1, 18446744073709551615]\nstring[3] string_values_default [\"\", \"max value\", \"min value\"]\n# Regression test: check alignment of basic field after an array field is correct\nint32 alignment_check\n================================================================================\nMSG: test_msgs/BasicTypes\nbool bool_value\nbyte byte_value\nchar char_value\nfloat32 float32_value\nfloat64 float64_value\nint8 int8_value\nuint8 uint8_value\nint16 int16_value\nuint16 uint16_value\nint32 int32_value\nuint32 uint32_value\nint64 int64_value\nuint64 uint64_value\n================================================================================\nMSG: test_msgs/Constants\nbool BOOL_CONST=true\nbyte BYTE_CONST=50\nchar CHAR_CONST=100\nfloat32 FLOAT32_CONST=1.125\nfloat64 FLOAT64_CONST=1.125\nint8 INT8_CONST=-50\nuint8 UINT8_CONST=200\nint16 INT16_CONST=-1000\nuint16 UINT16_CONST=2000\nint32 INT32_CONST=-30000\nuint32 UINT32_CONST=60000\nint64 INT64_CONST=-40000000\nuint64 UINT64_CONST=50000000\n================================================================================\nMSG: test_msgs/Defaults\nbool bool_value true\nbyte byte_value 50\nchar char_value 100\nfloat32 float32_value 1.125\nfloat64 float64_value 1.125\nint8 int8_value -50\nuint8 uint8_value 200\nint16 int16_value -1000\nuint16 uint16_value 2000\nint32 int32_value -30000\nuint32 uint32_value 60000\nint64 int64_value -40000000\nuint64 uint64_value 50000000\n"
+}
+
 // NewArrays returns a new Arrays holding the default values of its definition.
 func NewArrays() *Arrays {
 	m := new(Arrays)

@@ -49,6 +49,17 @@ func (*Arrays_Request) TypeName() string { return "test_msgs/srv/Arrays_Request"
 // DDSTypeName returns "test_msgs::srv::dds_::Arrays_Request_".
 func (*Arrays_Request) DDSTypeName() string { return "test_msgs::srv::dds_::Arrays_Request_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/srv/Arrays_Request (msg.TypeHasher).
+func (*Arrays_Request) TypeHash() string {
+	return "RIHS01_69e1d277b2efd1d2760e545a4057f11f62f7c6395c5faa17e50599399b4fb5d8"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/srv/Arrays
+// (msg.ServiceTypeHasher).
+func (*Arrays_Request) ServiceTypeHash() string {
+	return "RIHS01_ae66e13b3ad1520bcd9fa5751c4a4521222bf27c2f845d79de0c76e4cbb41080"
+}
+
 // NewArrays_Request returns a new Arrays_Request holding the default values of its definition.
 func NewArrays_Request() *Arrays_Request {
 	m := new(Arrays_Request)
@@ -248,6 +259,17 @@ func (*Arrays_Response) TypeName() string { return "test_msgs/srv/Arrays_Respons
 // DDSTypeName returns "test_msgs::srv::dds_::Arrays_Response_".
 func (*Arrays_Response) DDSTypeName() string { return "test_msgs::srv::dds_::Arrays_Response_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/srv/Arrays_Response (msg.TypeHasher).
+func (*Arrays_Response) TypeHash() string {
+	return "RIHS01_e0f59d6bd84546ebfb5ad76a0afe77f9fee9bd6f1fc8f8fca37890feaf27ee69"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/srv/Arrays
+// (msg.ServiceTypeHasher).
+func (*Arrays_Response) ServiceTypeHash() string {
+	return "RIHS01_ae66e13b3ad1520bcd9fa5751c4a4521222bf27c2f845d79de0c76e4cbb41080"
+}
+
 // NewArrays_Response returns a new Arrays_Response holding the default values of its definition.
 func NewArrays_Response() *Arrays_Response {
 	m := new(Arrays_Response)
@@ -420,6 +442,11 @@ func (*Arrays_Event) TypeName() string { return "test_msgs/srv/Arrays_Event" }
 
 // DDSTypeName returns "test_msgs::srv::dds_::Arrays_Event_".
 func (*Arrays_Event) DDSTypeName() string { return "test_msgs::srv::dds_::Arrays_Event_" }
+
+// TypeHash returns the RIHS01 hash of test_msgs/srv/Arrays_Event (msg.TypeHasher).
+func (*Arrays_Event) TypeHash() string {
+	return "RIHS01_41be0bc3daa6dbbd6d1198678b362bd4b43a08cb75fe0a4f434fe79bad31f19e"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

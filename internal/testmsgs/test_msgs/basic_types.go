@@ -30,6 +30,17 @@ func (*BasicTypes) TypeName() string { return "test_msgs/msg/BasicTypes" }
 // DDSTypeName returns "test_msgs::msg::dds_::BasicTypes_".
 func (*BasicTypes) DDSTypeName() string { return "test_msgs::msg::dds_::BasicTypes_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/BasicTypes (msg.TypeHasher).
+func (*BasicTypes) TypeHash() string {
+	return "RIHS01_7c300afd4e796798d49bdd6cdaa0fa87fa0ed2ba3217d977e1faa87070d797ab"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/BasicTypes as rosbag2
+// stores it (msg.Definer).
+func (*BasicTypes) MessageDefinition() string {
+	return "bool bool_value\nbyte byte_value\nchar char_value\nfloat32 float32_value\nfloat64 float64_value\nint8 int8_value\nuint8 uint8_value\nint16 int16_value\nuint16 uint16_value\nint32 int32_value\nuint32 uint32_value\nint64 int64_value\nuint64 uint64_value\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *BasicTypes) MarshalCDR(e *cdr.Encoder) {

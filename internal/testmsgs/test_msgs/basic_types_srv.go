@@ -32,6 +32,17 @@ func (*BasicTypes_Request) TypeName() string { return "test_msgs/srv/BasicTypes_
 // DDSTypeName returns "test_msgs::srv::dds_::BasicTypes_Request_".
 func (*BasicTypes_Request) DDSTypeName() string { return "test_msgs::srv::dds_::BasicTypes_Request_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/srv/BasicTypes_Request (msg.TypeHasher).
+func (*BasicTypes_Request) TypeHash() string {
+	return "RIHS01_1dafcf389e224692783e9c4f6066ba0db3fa75fdbd8f081ffbe7ed03144d73d4"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/srv/BasicTypes
+// (msg.ServiceTypeHasher).
+func (*BasicTypes_Request) ServiceTypeHash() string {
+	return "RIHS01_da348697437c103cc9a9322ac1bdbdcf8eb11a85de22f7f2492ca1df416e1a5f"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *BasicTypes_Request) MarshalCDR(e *cdr.Encoder) {
@@ -114,6 +125,17 @@ func (*BasicTypes_Response) TypeName() string { return "test_msgs/srv/BasicTypes
 // DDSTypeName returns "test_msgs::srv::dds_::BasicTypes_Response_".
 func (*BasicTypes_Response) DDSTypeName() string { return "test_msgs::srv::dds_::BasicTypes_Response_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/srv/BasicTypes_Response (msg.TypeHasher).
+func (*BasicTypes_Response) TypeHash() string {
+	return "RIHS01_8479b3defe554d969e81c6cf8cdaf0b97b4fcd76928b2d644c6813b032673c0d"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/srv/BasicTypes
+// (msg.ServiceTypeHasher).
+func (*BasicTypes_Response) ServiceTypeHash() string {
+	return "RIHS01_da348697437c103cc9a9322ac1bdbdcf8eb11a85de22f7f2492ca1df416e1a5f"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *BasicTypes_Response) MarshalCDR(e *cdr.Encoder) {
@@ -186,6 +208,11 @@ func (*BasicTypes_Event) TypeName() string { return "test_msgs/srv/BasicTypes_Ev
 
 // DDSTypeName returns "test_msgs::srv::dds_::BasicTypes_Event_".
 func (*BasicTypes_Event) DDSTypeName() string { return "test_msgs::srv::dds_::BasicTypes_Event_" }
+
+// TypeHash returns the RIHS01 hash of test_msgs/srv/BasicTypes_Event (msg.TypeHasher).
+func (*BasicTypes_Event) TypeHash() string {
+	return "RIHS01_5b9988a4805a06ae22dff12903a774ccda710e9514926b826ffc884e3a9a982e"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

@@ -47,6 +47,17 @@ func (*Constants) TypeName() string { return "test_msgs/msg/Constants" }
 // DDSTypeName returns "test_msgs::msg::dds_::Constants_".
 func (*Constants) DDSTypeName() string { return "test_msgs::msg::dds_::Constants_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/Constants (msg.TypeHasher).
+func (*Constants) TypeHash() string {
+	return "RIHS01_983e7ae7099d65b3030c31c2890b0ec2b332484fae9f28c68e01340c8f61edcf"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/Constants as rosbag2
+// stores it (msg.Definer).
+func (*Constants) MessageDefinition() string {
+	return "bool BOOL_CONST=true\nbyte BYTE_CONST=50\nchar CHAR_CONST=100\nfloat32 FLOAT32_CONST=1.125\nfloat64 FLOAT64_CONST=1.125\nint8 INT8_CONST=-50\nuint8 UINT8_CONST=200\nint16 INT16_CONST=-1000\nuint16 UINT16_CONST=2000\nint32 INT32_CONST=-30000\nuint32 UINT32_CONST=60000\nint64 INT64_CONST=-40000000\nuint64 UINT64_CONST=50000000\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Constants) MarshalCDR(e *cdr.Encoder) {

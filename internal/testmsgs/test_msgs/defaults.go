@@ -30,6 +30,17 @@ func (*Defaults) TypeName() string { return "test_msgs/msg/Defaults" }
 // DDSTypeName returns "test_msgs::msg::dds_::Defaults_".
 func (*Defaults) DDSTypeName() string { return "test_msgs::msg::dds_::Defaults_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/Defaults (msg.TypeHasher).
+func (*Defaults) TypeHash() string {
+	return "RIHS01_a725ee02bf25a224cb7d14015a0245b6654ff591ae1ac277e2a2673f013ea6d2"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/Defaults as rosbag2
+// stores it (msg.Definer).
+func (*Defaults) MessageDefinition() string {
+	return "bool bool_value true\nbyte byte_value 50\nchar char_value 100\nfloat32 float32_value 1.125\nfloat64 float64_value 1.125\nint8 int8_value -50\nuint8 uint8_value 200\nint16 int16_value -1000\nuint16 uint16_value 2000\nint32 int32_value -30000\nuint32 uint32_value 60000\nint64 int64_value -40000000\nuint64 uint64_value 50000000\n"
+}
+
 // NewDefaults returns a new Defaults holding the default values of its definition.
 func NewDefaults() *Defaults {
 	m := new(Defaults)

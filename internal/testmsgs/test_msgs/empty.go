@@ -17,6 +17,17 @@ func (*Empty) TypeName() string { return "test_msgs/msg/Empty" }
 // DDSTypeName returns "test_msgs::msg::dds_::Empty_".
 func (*Empty) DDSTypeName() string { return "test_msgs::msg::dds_::Empty_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/Empty (msg.TypeHasher).
+func (*Empty) TypeHash() string {
+	return "RIHS01_6587ceacfdb97a895b60774d021011c64f8c7299f53322404af4036dec6142dc"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/Empty as rosbag2
+// stores it (msg.Definer).
+func (*Empty) MessageDefinition() string {
+	return "\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Empty) MarshalCDR(e *cdr.Encoder) {

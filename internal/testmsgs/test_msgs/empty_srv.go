@@ -18,6 +18,17 @@ func (*Empty_Request) TypeName() string { return "test_msgs/srv/Empty_Request" }
 // DDSTypeName returns "test_msgs::srv::dds_::Empty_Request_".
 func (*Empty_Request) DDSTypeName() string { return "test_msgs::srv::dds_::Empty_Request_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/srv/Empty_Request (msg.TypeHasher).
+func (*Empty_Request) TypeHash() string {
+	return "RIHS01_ab046f24c1ca55cdb5e77f81a5bf1ba92c4bd9a5f675601d4f9a48fef70a4e89"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/srv/Empty
+// (msg.ServiceTypeHasher).
+func (*Empty_Request) ServiceTypeHash() string {
+	return "RIHS01_9737679d04950fecab59b9e82ec2bf285f58446ce8e48d287e13b8a9f19f0823"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (*Empty_Request) MarshalCDR(e *cdr.Encoder) {
@@ -44,6 +55,17 @@ func (*Empty_Response) TypeName() string { return "test_msgs/srv/Empty_Response"
 
 // DDSTypeName returns "test_msgs::srv::dds_::Empty_Response_".
 func (*Empty_Response) DDSTypeName() string { return "test_msgs::srv::dds_::Empty_Response_" }
+
+// TypeHash returns the RIHS01 hash of test_msgs/srv/Empty_Response (msg.TypeHasher).
+func (*Empty_Response) TypeHash() string {
+	return "RIHS01_7258f28034bb3747d3743b73f2e099d9eb739f92b4bf6d6957d1a8e9df043ad8"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/srv/Empty
+// (msg.ServiceTypeHasher).
+func (*Empty_Response) ServiceTypeHash() string {
+	return "RIHS01_9737679d04950fecab59b9e82ec2bf285f58446ce8e48d287e13b8a9f19f0823"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -76,6 +98,11 @@ func (*Empty_Event) TypeName() string { return "test_msgs/srv/Empty_Event" }
 
 // DDSTypeName returns "test_msgs::srv::dds_::Empty_Event_".
 func (*Empty_Event) DDSTypeName() string { return "test_msgs::srv::dds_::Empty_Event_" }
+
+// TypeHash returns the RIHS01 hash of test_msgs/srv/Empty_Event (msg.TypeHasher).
+func (*Empty_Event) TypeHash() string {
+	return "RIHS01_3d58c387252dadcd6422bdd13bf920d3bdb2fe2789aae63bf9df38267ca15005"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.

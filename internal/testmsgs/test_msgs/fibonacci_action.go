@@ -23,6 +23,11 @@ func (*Fibonacci_Goal) TypeName() string { return "test_msgs/action/Fibonacci_Go
 // DDSTypeName returns "test_msgs::action::dds_::Fibonacci_Goal_".
 func (*Fibonacci_Goal) DDSTypeName() string { return "test_msgs::action::dds_::Fibonacci_Goal_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_Goal (msg.TypeHasher).
+func (*Fibonacci_Goal) TypeHash() string {
+	return "RIHS01_e58ef5a8f4f039ab522a740823547c460b1d5aed8031c8b7825d33d345d90df8"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Fibonacci_Goal) MarshalCDR(e *cdr.Encoder) {
@@ -55,6 +60,11 @@ func (*Fibonacci_Result) TypeName() string { return "test_msgs/action/Fibonacci_
 
 // DDSTypeName returns "test_msgs::action::dds_::Fibonacci_Result_".
 func (*Fibonacci_Result) DDSTypeName() string { return "test_msgs::action::dds_::Fibonacci_Result_" }
+
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_Result (msg.TypeHasher).
+func (*Fibonacci_Result) TypeHash() string {
+	return "RIHS01_0774b095467813c6904d475498b5486b7ebd4cda6a4569f97e8de8c862689049"
+}
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
@@ -91,6 +101,11 @@ func (*Fibonacci_Feedback) DDSTypeName() string {
 	return "test_msgs::action::dds_::Fibonacci_Feedback_"
 }
 
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_Feedback (msg.TypeHasher).
+func (*Fibonacci_Feedback) TypeHash() string {
+	return "RIHS01_7d1110f2efa019ad5ad8ad2244db98d862f39dc9fae8c976814b0065fa2f32d5"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Fibonacci_Feedback) MarshalCDR(e *cdr.Encoder) {
@@ -125,6 +140,17 @@ func (*Fibonacci_SendGoal_Request) TypeName() string {
 // DDSTypeName returns "test_msgs::action::dds_::Fibonacci_SendGoal_Request_".
 func (*Fibonacci_SendGoal_Request) DDSTypeName() string {
 	return "test_msgs::action::dds_::Fibonacci_SendGoal_Request_"
+}
+
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_SendGoal_Request (msg.TypeHasher).
+func (*Fibonacci_SendGoal_Request) TypeHash() string {
+	return "RIHS01_dfe75c73dc2c090cbc8fd8c45039bfa279d16aa6aadd348f812c6adad26e669e"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/action/Fibonacci_SendGoal
+// (msg.ServiceTypeHasher).
+func (*Fibonacci_SendGoal_Request) ServiceTypeHash() string {
+	return "RIHS01_d807633803e38e164276573cd97e9fbd71e109c290bbf4cc312a0a1c9da7bbd9"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -166,6 +192,17 @@ func (*Fibonacci_SendGoal_Response) DDSTypeName() string {
 	return "test_msgs::action::dds_::Fibonacci_SendGoal_Response_"
 }
 
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_SendGoal_Response (msg.TypeHasher).
+func (*Fibonacci_SendGoal_Response) TypeHash() string {
+	return "RIHS01_1e7e84f7edf1fb020d9e51c7842bceef4cbdbd847f354125f3227cf4f314a683"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/action/Fibonacci_SendGoal
+// (msg.ServiceTypeHasher).
+func (*Fibonacci_SendGoal_Response) ServiceTypeHash() string {
+	return "RIHS01_d807633803e38e164276573cd97e9fbd71e109c290bbf4cc312a0a1c9da7bbd9"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Fibonacci_SendGoal_Response) MarshalCDR(e *cdr.Encoder) {
@@ -204,6 +241,17 @@ func (*Fibonacci_GetResult_Request) DDSTypeName() string {
 	return "test_msgs::action::dds_::Fibonacci_GetResult_Request_"
 }
 
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_GetResult_Request (msg.TypeHasher).
+func (*Fibonacci_GetResult_Request) TypeHash() string {
+	return "RIHS01_c65e93c4c4328d7f1abd6ace83dba8e5fa0f32de76b4d2c96b5c655d94803b92"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/action/Fibonacci_GetResult
+// (msg.ServiceTypeHasher).
+func (*Fibonacci_GetResult_Request) ServiceTypeHash() string {
+	return "RIHS01_5d30fdeb21d20e117aa5f36c7b4f0b6874f1a8cf7a9c038d58f1156c5737b209"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Fibonacci_GetResult_Request) MarshalCDR(e *cdr.Encoder) {
@@ -238,6 +286,17 @@ func (*Fibonacci_GetResult_Response) TypeName() string {
 // DDSTypeName returns "test_msgs::action::dds_::Fibonacci_GetResult_Response_".
 func (*Fibonacci_GetResult_Response) DDSTypeName() string {
 	return "test_msgs::action::dds_::Fibonacci_GetResult_Response_"
+}
+
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_GetResult_Response (msg.TypeHasher).
+func (*Fibonacci_GetResult_Response) TypeHash() string {
+	return "RIHS01_ef88159d47a3d21d9bf4bec690cf668939d9542db28a9cfd77dbcd97eaf1add2"
+}
+
+// ServiceTypeHash returns the RIHS01 hash of the service test_msgs/action/Fibonacci_GetResult
+// (msg.ServiceTypeHasher).
+func (*Fibonacci_GetResult_Response) ServiceTypeHash() string {
+	return "RIHS01_5d30fdeb21d20e117aa5f36c7b4f0b6874f1a8cf7a9c038d58f1156c5737b209"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
@@ -277,6 +336,11 @@ func (*Fibonacci_FeedbackMessage) TypeName() string {
 // DDSTypeName returns "test_msgs::action::dds_::Fibonacci_FeedbackMessage_".
 func (*Fibonacci_FeedbackMessage) DDSTypeName() string {
 	return "test_msgs::action::dds_::Fibonacci_FeedbackMessage_"
+}
+
+// TypeHash returns the RIHS01 hash of test_msgs/action/Fibonacci_FeedbackMessage (msg.TypeHasher).
+func (*Fibonacci_FeedbackMessage) TypeHash() string {
+	return "RIHS01_37487bae8cea358366b97003c1ef1ca7ce7c08df36f9e8cca496624226aee64e"
 }
 
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence

@@ -18,6 +18,17 @@ func (*Nested) TypeName() string { return "test_msgs/msg/Nested" }
 // DDSTypeName returns "test_msgs::msg::dds_::Nested_".
 func (*Nested) DDSTypeName() string { return "test_msgs::msg::dds_::Nested_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/Nested (msg.TypeHasher).
+func (*Nested) TypeHash() string {
+	return "RIHS01_f964f9dc322022b7a681ee6933ee5c3c788025b942fedb7f4d7c018ed840cf86"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/Nested as rosbag2
+// stores it (msg.Definer).
+func (*Nested) MessageDefinition() string {
+	return "BasicTypes basic_types_value\n================================================================================\nMSG: test_msgs/BasicTypes\nbool bool_value\nbyte byte_value\nchar char_value\nfloat32 float32_value\nfloat64 float64_value\nint8 int8_value\nuint8 uint8_value\nint16 int16_value\nuint16 uint16_value\nint32 int32_value\nuint32 uint32_value\nint64 int64_value\nuint64 uint64_value\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Nested) MarshalCDR(e *cdr.Encoder) {

@@ -35,6 +35,17 @@ func (*Strings) TypeName() string { return "test_msgs/msg/Strings" }
 // DDSTypeName returns "test_msgs::msg::dds_::Strings_".
 func (*Strings) DDSTypeName() string { return "test_msgs::msg::dds_::Strings_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/Strings (msg.TypeHasher).
+func (*Strings) TypeHash() string {
+	return "RIHS01_eee55533636293ac7c94c62432eedb5777eb849847d2a17b4dcead8c4a20ab32"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/Strings as rosbag2
+// stores it (msg.Definer).
+func (*Strings) MessageDefinition() string {
+	return "string string_value\nstring string_value_default1 \"Hello world!\"\nstring string_value_default2 \"Hello'world!\"\nstring string_value_default3 'Hello\"world!'\nstring string_value_default4 'Hello\\'world!'\nstring string_value_default5 \"Hello\\\"world!\"\nstring STRING_CONST=\"Hello world!\"\nstring<=22 bounded_string_value\nstring<=22 bounded_string_value_default1 \"Hello world!\"\nstring<=22 bounded_string_value_default2 \"Hello'world!\"\nstring<=22 bounded_string_value_default3 'Hello\"world!'\nstring<=22 bounded_string_value_default4 'Hello\\'world!'\nstring<=22 bounded_string_value_default5 \"Hello\\\"world!\"\n"
+}
+
 // NewStrings returns a new Strings holding the default values of its definition.
 func NewStrings() *Strings {
 	m := new(Strings)

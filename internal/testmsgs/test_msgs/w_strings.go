@@ -27,6 +27,17 @@ func (*WStrings) TypeName() string { return "test_msgs/msg/WStrings" }
 // DDSTypeName returns "test_msgs::msg::dds_::WStrings_".
 func (*WStrings) DDSTypeName() string { return "test_msgs::msg::dds_::WStrings_" }
 
+// TypeHash returns the RIHS01 hash of test_msgs/msg/WStrings (msg.TypeHasher).
+func (*WStrings) TypeHash() string {
+	return "RIHS01_5a2c8ddb2054600023b9a180652f2ba895373217cad4b1f0fc1258c9e4424a79"
+}
+
+// MessageDefinition returns the definition of test_msgs/msg/WStrings as rosbag2
+// stores it (msg.Definer).
+func (*WStrings) MessageDefinition() string {
+	return "wstring wstring_value\nwstring wstring_value_default1 \"Hello world!\"\nwstring wstring_value_default2 \"Hellö wörld!\"\nwstring wstring_value_default3 \"ハローワールド\"\n#wstring WSTRING_CONST=\"Hello world!\"\n#wstring<=22 bounded_wstring_value\n#wstring<=22 bounded_wstring_value_default1 \"Hello world!\"\nwstring[3] array_of_wstrings\nwstring[<=3] bounded_sequence_of_wstrings\nwstring[] unbounded_sequence_of_wstrings\n"
+}
+
 // NewWStrings returns a new WStrings holding the default values of its definition.
 func NewWStrings() *WStrings {
 	m := new(WStrings)

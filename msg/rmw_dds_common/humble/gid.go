@@ -18,6 +18,17 @@ func (*Gid) TypeName() string { return "rmw_dds_common/msg/Gid" }
 // DDSTypeName returns "rmw_dds_common::msg::dds_::Gid_".
 func (*Gid) DDSTypeName() string { return "rmw_dds_common::msg::dds_::Gid_" }
 
+// TypeHash returns the RIHS01 hash of rmw_dds_common/msg/Gid (msg.TypeHasher).
+func (*Gid) TypeHash() string {
+	return "RIHS01_af578f740a4c2f04ac7455b9cc48cba5cd5580b7aaecdaca7d11d65c1d5ec32c"
+}
+
+// MessageDefinition returns the definition of rmw_dds_common/msg/Gid as rosbag2
+// stores it (msg.Definer).
+func (*Gid) MessageDefinition() string {
+	return "char[24] data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *Gid) MarshalCDR(e *cdr.Encoder) {

@@ -21,6 +21,17 @@ func (*NodeEntitiesInfo) TypeName() string { return "rmw_dds_common/msg/NodeEnti
 // DDSTypeName returns "rmw_dds_common::msg::dds_::NodeEntitiesInfo_".
 func (*NodeEntitiesInfo) DDSTypeName() string { return "rmw_dds_common::msg::dds_::NodeEntitiesInfo_" }
 
+// TypeHash returns the RIHS01 hash of rmw_dds_common/msg/NodeEntitiesInfo (msg.TypeHasher).
+func (*NodeEntitiesInfo) TypeHash() string {
+	return "RIHS01_2f4fe7c6c96117fe4397bb6c0a87c8a952c1d5e7f25a63133a81b684c8456726"
+}
+
+// MessageDefinition returns the definition of rmw_dds_common/msg/NodeEntitiesInfo as rosbag2
+// stores it (msg.Definer).
+func (*NodeEntitiesInfo) MessageDefinition() string {
+	return "string<=256 node_namespace\nstring<=256 node_name\nGid[] reader_gid_seq\nGid[] writer_gid_seq\n================================================================================\nMSG: rmw_dds_common/Gid\nchar[24] data\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *NodeEntitiesInfo) MarshalCDR(e *cdr.Encoder) {

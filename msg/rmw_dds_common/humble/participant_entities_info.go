@@ -23,6 +23,17 @@ func (*ParticipantEntitiesInfo) DDSTypeName() string {
 	return "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"
 }
 
+// TypeHash returns the RIHS01 hash of rmw_dds_common/msg/ParticipantEntitiesInfo (msg.TypeHasher).
+func (*ParticipantEntitiesInfo) TypeHash() string {
+	return "RIHS01_a8ade1e13aeb0a06dfed30a0b315c682811598508f6fa4015aa543f00360ff7d"
+}
+
+// MessageDefinition returns the definition of rmw_dds_common/msg/ParticipantEntitiesInfo as rosbag2
+// stores it (msg.Definer).
+func (*ParticipantEntitiesInfo) MessageDefinition() string {
+	return "Gid gid\nNodeEntitiesInfo[] node_entities_info_seq\n================================================================================\nMSG: rmw_dds_common/Gid\nchar[24] data\n================================================================================\nMSG: rmw_dds_common/NodeEntitiesInfo\nstring<=256 node_namespace\nstring<=256 node_name\nGid[] reader_gid_seq\nGid[] writer_gid_seq\n"
+}
+
 // MarshalCDR appends the message's XCDR1 encoding. A string or sequence
 // longer than its bound is reported through e.Err.
 func (m *ParticipantEntitiesInfo) MarshalCDR(e *cdr.Encoder) {

@@ -180,6 +180,9 @@ type Msg struct {
 	Fields    []Field
 	Constants []Constant
 	File      string // file name for error messages
+	// Text is the text of the .msg file a message was parsed from
+	// (ParseMessage); empty for the parts of services and actions.
+	Text string
 }
 
 // FullName returns the ROS type name, e.g. "std_msgs/msg/Header".

@@ -1,11 +1,11 @@
-// Package gen turns ROS 2 interface files into Go packages: one package per
-// ROS package, a struct per message, the Request and Response of each
-// service (Name_Request, Name_Response), and for each action its Goal,
-// Result and Feedback and the wrappers ROS 2 builds from them
-// (Name_SendGoal_Request/_Response, Name_GetResult_Request/_Response,
-// Name_FeedbackMessage). Every struct implements msg.Message with XCDR1
-// encoding and decoding. The command is `nros gen`.
-package gen
+// Package interfaces is nros-go's database of ROS 2 interface definitions:
+// the definitions of the packages nros-go ships (embedded, under share/),
+// and the loading of interface folders (a ROS package, an ament prefix, a
+// folder of packages) into a Set of parsed messages, services and actions.
+// The generator (internal/gen, `nros gen`) and msg/dynamic (types known
+// only at run time) use it; programs that only use generated types do not
+// link it.
+package interfaces
 
 import (
 	"embed"
@@ -19,14 +19,19 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nros-go/nros/internal/gen/idl"
+	"github.com/nros-go/nros/internal/idl"
 )
 
-// Interfaces holds the interface definitions of the packages that nros-go
-// ships pre-generated under msg/ (see interfaces/NOTICE).
+// shipped holds the interface definitions of the packages that nros-go
+// ships pre-generated under msg/ (see NOTICE), as share/<pkg>/msg/*.msg,
+// share/<pkg>/srv/*.srv and share/<pkg>/action/*.action; a variant of a
+// package (see Package.Variants) is in share/<pkg>/<variant>/msg.
 //
-//go:embed interfaces
-var Interfaces embed.FS
+//go:embed share
+var shipped embed.FS
+
+// shippedRoot is the folder of shipped that holds the package folders.
+const shippedRoot = "share"
 
 // Package is one ROS package's interfaces.
 type Package struct {
@@ -61,7 +66,7 @@ func NewSet() *Set { return &Set{Packages: map[string]*Package{}} }
 // LoadBundled adds the embedded definitions of the pre-generated packages
 // that are not in the set yet.
 func (s *Set) LoadBundled() error {
-	ents, err := fs.ReadDir(Interfaces, "interfaces")
+	ents, err := fs.ReadDir(shipped, shippedRoot)
 	if err != nil {
 		return err
 	}
@@ -69,13 +74,13 @@ func (s *Set) LoadBundled() error {
 		if !e.IsDir() || s.Packages[e.Name()] != nil {
 			continue
 		}
-		dir := path.Join("interfaces", e.Name())
-		p, err := loadPackage(Interfaces, dir, e.Name())
+		dir := path.Join(shippedRoot, e.Name())
+		p, err := loadPackage(shipped, dir, e.Name())
 		if err != nil {
 			return err
 		}
 		p.Bundled = true
-		if p.Variants, err = loadVariants(Interfaces, dir, p.Name); err != nil {
+		if p.Variants, err = loadVariants(shipped, dir, p.Name); err != nil {
 			return err
 		}
 		s.Packages[p.Name] = p
@@ -96,8 +101,8 @@ func loadVariants(fsys fs.FS, dir, name string) ([]*Package, error) {
 		if !e.IsDir() || e.Name() == "msg" || e.Name() == "srv" || e.Name() == "action" || !isPackageDir(fsys, sub) {
 			continue
 		}
-		if !idl.ValidPackageName(e.Name()) || goReserved[e.Name()] {
-			return nil, fmt.Errorf("%s: %q cannot be the Go package name of a variant", sub, e.Name())
+		if !idl.ValidPackageName(e.Name()) {
+			return nil, fmt.Errorf("%s: %q cannot be the name of a variant", sub, e.Name())
 		}
 		v, err := loadPackage(fsys, sub, name)
 		if err != nil {
@@ -111,7 +116,7 @@ func loadVariants(fsys fs.FS, dir, name string) ([]*Package, error) {
 
 // BundledNames lists the packages of the embedded definitions.
 func BundledNames() []string {
-	ents, _ := fs.ReadDir(Interfaces, "interfaces")
+	ents, _ := fs.ReadDir(shipped, shippedRoot)
 	var out []string
 	for _, e := range ents {
 		if e.IsDir() {
@@ -250,65 +255,27 @@ func loadPackageAt(fsys fs.FS, dir, name, osDir string) (*Package, error) {
 // action (goal, result, feedback and the wrappers).
 func (s *Set) AllMsgs(p *Package) []*idl.Msg {
 	out := append([]*idl.Msg(nil), p.Msgs...)
-	haveEvents := s.lookup("service_msgs", "ServiceEventInfo") != nil
+	haveEvents := s.HaveEvents()
 	for _, sv := range p.Srvs {
 		out = append(out, sv.Request, sv.Response)
 		if haveEvents {
-			out = append(out, ServiceEvent(sv))
+			out = append(out, idl.ServiceEvent(sv))
 		}
 	}
 	for _, a := range p.Actions {
-		out = append(out, ActionMsgs(a)...)
+		out = append(out, idl.ActionMsgs(a)...)
 	}
 	return out
 }
 
-func msgType(pkg, name string) idl.Type {
-	return idl.Type{Kind: idl.Message, Package: pkg, Name: name}
-}
+// HaveEvents reports whether the set knows service_msgs/ServiceEventInfo,
+// which the service event messages (Name_Event) use.
+func (s *Set) HaveEvents() bool { return s.Lookup("service_msgs", "ServiceEventInfo") != nil }
 
-// ServiceEvent builds Name_Event, the message Iron and later publish on
-// a service's introspection topic.
-func ServiceEvent(sv *idl.Srv) *idl.Msg {
-	req, resp := msgType(sv.Package, sv.Name+"_Request"), msgType(sv.Package, sv.Name+"_Response")
-	req.Array, req.Size = idl.Bounded, 1
-	resp.Array, resp.Size = idl.Bounded, 1
-	return &idl.Msg{Package: sv.Package, Namespace: "srv", Name: sv.Name + "_Event", File: sv.File,
-		Comment: "The service event of " + sv.FullName() + " (service introspection).",
-		Fields: []idl.Field{
-			{Name: "info", Type: msgType("service_msgs", "ServiceEventInfo")},
-			{Name: "request", Type: req},
-			{Name: "response", Type: resp},
-		}}
-}
-
-// ActionMsgs returns the messages of an action: Goal, Result, Feedback, and
-// the wrappers of its send_goal and get_result services and its feedback
-// topic.
-func ActionMsgs(a *idl.Action) []*idl.Msg {
-	uuid := idl.Field{Name: "goal_id", Type: msgType("unique_identifier_msgs", "UUID")}
-	mk := func(name string, fields ...idl.Field) *idl.Msg {
-		return &idl.Msg{Package: a.Package, Namespace: "action", Name: a.Name + name, File: a.File, Fields: fields}
-	}
-	return []*idl.Msg{
-		a.Goal, a.Result, a.Feedback,
-		mk("_SendGoal_Request", uuid,
-			idl.Field{Name: "goal", Type: msgType(a.Package, a.Name+"_Goal")}),
-		mk("_SendGoal_Response",
-			idl.Field{Name: "accepted", Type: idl.Type{Kind: idl.Bool}},
-			idl.Field{Name: "stamp", Type: msgType("builtin_interfaces", "Time")}),
-		mk("_GetResult_Request", uuid),
-		mk("_GetResult_Response",
-			idl.Field{Name: "status", Type: idl.Type{Kind: idl.Int8}},
-			idl.Field{Name: "result", Type: msgType(a.Package, a.Name+"_Result")}),
-		mk("_FeedbackMessage", uuid,
-			idl.Field{Name: "feedback", Type: msgType(a.Package, a.Name+"_Feedback")}),
-	}
-}
-
-// lookup finds a message by package and name among all the set's
-// messages, including service and action parts.
-func (s *Set) lookup(pkg, name string) *idl.Msg {
+// Lookup finds a message by package and name ("Header",
+// "SetBool_Request") among all the set's messages, including the parts of
+// services and actions; nil if the set has none.
+func (s *Set) Lookup(pkg, name string) *idl.Msg {
 	p := s.Packages[pkg]
 	if p == nil {
 		return nil
@@ -326,14 +293,14 @@ func (s *Set) lookup(pkg, name string) *idl.Msg {
 			return sv.Response
 		}
 		if sv.Name+"_Event" == name {
-			return ServiceEvent(sv)
+			return idl.ServiceEvent(sv)
 		}
 	}
 	for _, a := range p.Actions {
 		if !strings.HasPrefix(name, a.Name+"_") {
 			continue
 		}
-		for _, m := range ActionMsgs(a) {
+		for _, m := range idl.ActionMsgs(a) {
 			if m.Name == name {
 				return m
 			}
@@ -370,7 +337,7 @@ func (s *Set) checkMsg(m *idl.Msg, stack map[string]bool) error {
 		if f.Type.Kind != idl.Message {
 			continue
 		}
-		n := s.lookup(f.Type.Package, f.Type.Name)
+		n := s.Lookup(f.Type.Package, f.Type.Name)
 		if n == nil {
 			where := m.File
 			if f.Line > 0 {

@@ -145,7 +145,12 @@ func ParseMessage(pkg, name string, src []byte, file string) (*Msg, error) {
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	lines := splitLines(string(src))
-	return parseMsg(pkg, "msg", name, lines, 0, file)
+	m, err := parseMsg(pkg, "msg", name, lines, 0, file)
+	if err != nil {
+		return nil, err
+	}
+	m.Text = string(src)
+	return m, nil
 }
 
 // ParseService parses the text of a .srv file: a request and a response
