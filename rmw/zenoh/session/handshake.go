@@ -243,11 +243,11 @@ func (h *Handshake) onInitSyn(m wire.TransportMessage) ([]byte, error) {
 	}
 	h.p = Params{
 		LocalZID: h.cfg.ZID, RemoteZID: is.ZID, RemoteWhatAmI: is.WhatAmI,
-		BatchSize: int(min(h.cfg.BatchSize, is.BatchSize)),
-		FrameSN:   minBits(is.Resolution.FrameSN(), h.cfg.Resolution.FrameSN()),
-		RequestID: minBits(is.Resolution.RequestID(), h.cfg.Resolution.RequestID()),
-		QoS:       h.cfg.QoS && (is.QoS || is.HasQoSLink),
-		Patch:     min(is.Patch, h.cfg.Patch),
+		BatchSize:  int(min(h.cfg.BatchSize, is.BatchSize)),
+		FrameSN:    minBits(is.Resolution.FrameSN(), h.cfg.Resolution.FrameSN()),
+		RequestID:  minBits(is.Resolution.RequestID(), h.cfg.Resolution.RequestID()),
+		QoS:        h.cfg.QoS && (is.QoS || is.HasQoSLink),
+		Patch:      min(is.Patch, h.cfg.Patch),
 		LocalLease: h.cfg.Lease,
 	}
 	h.cookie = make([]byte, 16)

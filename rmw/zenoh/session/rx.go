@@ -9,15 +9,15 @@ const DefaultMaxMessageSize = 16 << 20
 
 // RxStats counts what a receiver dropped.
 type RxStats struct {
-	Batches      uint64 // batches handled
-	Messages     uint64 // network messages delivered
-	Malformed    uint64 // batches, frames or messages that did not decode (the rest of the batch is dropped)
-	OutOfOrder   uint64 // frames and fragments with a sequence number not after the last one
-	FragDropped  uint64 // partial messages dropped (gap, marker, overflow)
-	Oversized    uint64 // reassembled messages beyond the size bound
-	KeepAlives   uint64
-	Unexpected   uint64 // INIT, OPEN, JOIN or OAM on an open link
-	LastError    error
+	Batches     uint64 // batches handled
+	Messages    uint64 // network messages delivered
+	Malformed   uint64 // batches, frames or messages that did not decode (the rest of the batch is dropped)
+	OutOfOrder  uint64 // frames and fragments with a sequence number not after the last one
+	FragDropped uint64 // partial messages dropped (gap, marker, overflow)
+	Oversized   uint64 // reassembled messages beyond the size bound
+	KeepAlives  uint64
+	Unexpected  uint64 // INIT, OPEN, JOIN or OAM on an open link
+	LastError   error
 }
 
 type defrag struct {
