@@ -37,15 +37,21 @@ func Pipe(mtu int) (Link, Link) {
 }
 
 func (l *memLink) ReadBatch(buf []byte) (int, error) {
+	var d []byte
 	select {
-	case d := <-l.in:
-		if len(d) > len(buf) {
-			return 0, fmt.Errorf("zenoh link mem: batch of %d bytes exceeds the %d-byte buffer", len(d), len(buf))
-		}
-		return copy(buf, d), nil
+	case d = <-l.in:
 	case <-l.closed:
-		return 0, ErrClosed
+		// like a stream: what was written before the close is still read
+		select {
+		case d = <-l.in:
+		default:
+			return 0, ErrClosed
+		}
 	}
+	if len(d) > len(buf) {
+		return 0, fmt.Errorf("zenoh link mem: batch of %d bytes exceeds the %d-byte buffer", len(d), len(buf))
+	}
+	return copy(buf, d), nil
 }
 
 func (l *memLink) WriteBatch(b []byte) error {
