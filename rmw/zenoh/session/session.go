@@ -47,6 +47,10 @@ type Config struct {
 	InterestTimeout time.Duration
 	// Logf, when set, receives diagnostics.
 	Logf func(format string, args ...any)
+	// Trace, when set, sees every batch a link reads (rx) or writes, the
+	// handshake included; batch is valid only during the call. It runs on
+	// the links' goroutines: keep it short.
+	Trace func(remote link.Endpoint, rx bool, batch []byte)
 }
 
 func (c *Config) defaults() error {
@@ -553,6 +557,7 @@ func (s *Session) handshake(l link.Link, initiator bool) (Params, error) {
 		if err != nil {
 			return Params{}, err
 		}
+		s.trace(l, false, b)
 		if err := l.WriteBatch(b); err != nil {
 			return Params{}, err
 		}
@@ -568,14 +573,17 @@ func (s *Session) handshake(l link.Link, initiator bool) (Params, error) {
 			}
 			return Params{}, err
 		}
+		s.trace(l, true, buf[:n])
 		out, done, err := h.Handle(buf[:n])
 		if err != nil {
 			if cb := CloseBatch(err, false); cb != nil {
+				s.trace(l, false, cb)
 				_ = l.WriteBatch(cb)
 			}
 			return Params{}, err
 		}
 		if out != nil {
+			s.trace(l, false, out)
 			if err := l.WriteBatch(out); err != nil {
 				return Params{}, err
 			}
@@ -583,6 +591,12 @@ func (s *Session) handshake(l link.Link, initiator bool) (Params, error) {
 		if done {
 			return h.Params(), nil
 		}
+	}
+}
+
+func (s *Session) trace(l link.Link, rx bool, b []byte) {
+	if s.cfg.Trace != nil {
+		s.cfg.Trace(l.Remote(), rx, b)
 	}
 }
 

@@ -132,6 +132,7 @@ func (t *transport) writer() {
 		batches := t.tx.Take()
 		t.txmu.Unlock()
 		for _, b := range batches {
+			t.s.trace(t.l, false, b.B)
 			if err := t.l.WriteBatch(b.B); err != nil {
 				t.shutdown(err, false)
 				return
@@ -144,6 +145,7 @@ func (t *transport) writer() {
 			rest := t.tx.Take()
 			t.txmu.Unlock()
 			for _, b := range rest {
+				t.s.trace(t.l, false, b.B)
 				if t.l.WriteBatch(b.B) != nil {
 					break
 				}
@@ -202,6 +204,7 @@ func (t *transport) reader() {
 			break
 		}
 		t.lastRx.Store(time.Now().UnixNano())
+		t.s.trace(t.l, true, buf[:n])
 		err = t.rx.Batch(buf[:n], func(m wire.NetworkMessage, reliable bool) {
 			t.s.dispatch(t.f, m, reliable)
 		})
