@@ -338,3 +338,59 @@ func TestPicoLiveliness(t *testing.T) {
 	}
 	tr.check(t)
 }
+
+// TestPicoClientsOnGoPeer: zenoh-pico clients connect to a listening Go
+// peer as they would to a router: zclockpub (client) asks for subscribers
+// with an aggregate interest and publishes to the Go subscriber;
+// zchattersub (client) declares its subscriber and receives what Go
+// publishes.
+func TestPicoClientsOnGoPeer(t *testing.T) {
+	interop.RequireZenohPeers(t)
+	c, tr := newCollector(), &tracer{}
+	s := picoSession(t, session.Config{Listen: []string{"tcp/127.0.0.1:0"}}, c, tr)
+	ep := s.Listeners()[0].String()
+	s.DeclareSubscriber("0/clock/rosgraph_msgs::msg::dds_::Clock_/*")
+	pub := interop.Start(t, "zclockpub", "--mode", "client", "--connect", ep, "--domain", "0",
+		"--script", "start=7;play 1x 0.4s", "--hz", "50", "--wait-subs", "1", "--wait-timeout", "10", "--linger", "0.3")
+	sub := interop.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0", "--count", "5", "--timeout", "20")
+	if code, err := pub.Wait(20 * time.Second); err != nil || code != 0 {
+		t.Fatalf("zclockpub (client) exit %d: %v\n%s", code, err, pub.Stderr())
+	}
+	n := 0
+	for done := false; !done; {
+		select {
+		case e := <-c.ch:
+			if e.kind == "put" && e.key == clockKey && len(e.put.Attachment) == 33 {
+				n++
+			}
+		case <-time.After(time.Second):
+			done = true
+		}
+	}
+	if n != len(pub.Lines()) || n < 15 {
+		t.Errorf("%d clock samples from the pico client, it published %d", n, len(pub.Lines()))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.Matching(chatterKey) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pico client's subscriber never came: %s", sub.Stderr())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i := 1; i <= 5; i++ {
+		text := fmt.Sprintf("Hello World: %d", i)
+		payload := binary.LittleEndian.AppendUint32([]byte{0, 1, 0, 0}, uint32(len(text)+1))
+		payload = append(append(payload, text...), 0)
+		att := binary.LittleEndian.AppendUint64(nil, uint64(i))
+		att = binary.LittleEndian.AppendUint64(att, uint64(time.Now().UnixNano()))
+		att = append(append(att, 16), bytes.Repeat([]byte{7}, 16)...)
+		s.Put(chatterKey, &wire.Put{Attachment: att, Payload: payload}, session.PutOptions{})
+	}
+	if code, err := sub.Wait(20 * time.Second); err != nil || code != 0 {
+		t.Fatalf("zchattersub (client) exit %d: %v\n%s", code, err, sub.Stderr())
+	}
+	if l := sub.Lines(); !strings.HasPrefix(l[len(l)-1], "summary received=5 bad_att=0 bad_cdr=0") {
+		t.Errorf("pico client: %q", l[len(l)-1])
+	}
+	tr.check(t)
+}

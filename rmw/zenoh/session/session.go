@@ -202,8 +202,8 @@ type Face struct {
 	subs         map[uint32]string
 	qbls         map[uint32]qblDecl
 	tokens       map[uint32]string
-	interests    map[uint32]remoteInterest // the remote's future interests
-	initialDone  bool                      // DeclareFinal for the p2p initial interest 0 came
+	interests    map[uint32]*remoteInterest // the remote's future interests
+	initialDone  bool                       // DeclareFinal for the p2p initial interest 0 came
 }
 
 type qblDecl struct {
@@ -214,6 +214,22 @@ type qblDecl struct {
 type remoteInterest struct {
 	options wire.InterestOptions
 	key     string // "" = all
+	// an aggregate interest is answered with one declaration on its own
+	// key while some local entity matches it
+	aggregate bool
+	agg       [2]aggDecl // subscribers, queryables
+}
+
+type aggDecl struct {
+	id       uint32
+	declared bool
+}
+
+func aggIndex(k DeclKind) int {
+	if k == KindQueryable {
+		return 1
+	}
+	return 0
 }
 
 func (f *Face) String() string {
@@ -609,7 +625,7 @@ func (s *Session) establish(l link.Link, initiator bool) (*Face, error) {
 	}
 	f := &Face{ZID: p.RemoteZID, WhatAmI: p.RemoteWhatAmI, Local: l.Local(), Remote: l.Remote(), Params: p,
 		done: make(chan struct{}), keyExprs: map[uint16]string{}, subs: map[uint32]string{},
-		qbls: map[uint32]qblDecl{}, tokens: map[uint32]string{}, interests: map[uint32]remoteInterest{}}
+		qbls: map[uint32]qblDecl{}, tokens: map[uint32]string{}, interests: map[uint32]*remoteInterest{}}
 	f.t = newTransport(s, l, p)
 	f.t.f = f
 	s.mu.Lock()
@@ -1013,18 +1029,37 @@ func (s *Session) onInterest(f *Face, m *wire.Interest) {
 		key = k
 	}
 	match := func(k string) bool { return key == "" || keyexpr.Intersects(key, k) }
-	if m.Mode.Current() {
-		reply := func(body wire.Declaration) {
-			f.t.send(&wire.Declare{HasInterestID: true, InterestID: m.ID, QoS: wire.QoSDeclare, Body: body}, true)
+	ri := &remoteInterest{options: m.Options, key: key, aggregate: m.Options&wire.InterestAggregate != 0 && key != ""}
+	reply := func(body wire.Declaration) {
+		f.t.send(&wire.Declare{HasInterestID: true, InterestID: m.ID, QoS: wire.QoSDeclare, Body: body}, true)
+	}
+	if ri.aggregate {
+		// one declaration on the interest's own key while something matches
+		for _, k := range []DeclKind{KindSubscriber, KindQueryable} {
+			if m.Options&kindOption(k) == 0 {
+				continue
+			}
+			a := &ri.agg[aggIndex(k)]
+			if m.Mode.Future() {
+				a.id = s.newIDLocked()
+			}
+			if complete, ok := s.anyLocalLocked(k, key); ok {
+				a.declared = true
+				if m.Mode.Current() {
+					reply(aggBody(k, a.id, key, complete))
+				}
+			}
 		}
-		if m.Options&wire.InterestSubscribers != 0 {
+	}
+	if m.Mode.Current() {
+		if m.Options&wire.InterestSubscribers != 0 && !ri.aggregate {
 			for id, k := range s.subs {
 				if match(k) {
 					reply(&wire.DeclareSubscriber{ID: id, WireExpr: wire.WireExpr{Suffix: k}})
 				}
 			}
 		}
-		if m.Options&wire.InterestQueryables != 0 {
+		if m.Options&wire.InterestQueryables != 0 && !ri.aggregate {
 			for id, q := range s.qbls {
 				if match(q.key) {
 					reply(&wire.DeclareQueryable{ID: id, WireExpr: wire.WireExpr{Suffix: q.key}, Complete: q.complete})
@@ -1055,25 +1090,84 @@ func (s *Session) onInterest(f *Face, m *wire.Interest) {
 	}
 	if m.Mode.Future() {
 		if _, dup := f.interests[m.ID]; dup || len(f.interests) < maxDecls {
-			f.interests[m.ID] = remoteInterest{options: m.Options, key: key}
+			f.interests[m.ID] = ri
 		} else {
 			s.Stats.DeclOverflow.Add(1)
 		}
 	}
 }
 
-// declareTo reports whether a local declaration of kind opt on key goes to
-// f: always to peers and routers, to clients when they asked.
-func (s *Session) declareTo(f *Face, opt wire.InterestOptions, key string) bool {
-	if s.pushesAll(f) {
-		return true
+func aggBody(k DeclKind, id uint32, key string, complete bool) wire.Declaration {
+	if k == KindQueryable {
+		return &wire.DeclareQueryable{ID: id, WireExpr: wire.WireExpr{Suffix: key}, Complete: complete}
 	}
-	for _, i := range f.interests {
-		if i.options&opt != 0 && (i.key == "" || keyexpr.Intersects(i.key, key)) {
-			return true
+	return &wire.DeclareSubscriber{ID: id, WireExpr: wire.WireExpr{Suffix: key}}
+}
+
+func aggUndecl(k DeclKind, id uint32, key string) wire.Declaration {
+	w := &wire.WireExpr{Suffix: key}
+	if k == KindQueryable {
+		return &wire.UndeclareQueryable{ID: id, WireExpr: w}
+	}
+	return &wire.UndeclareSubscriber{ID: id, WireExpr: w}
+}
+
+// anyLocalLocked reports whether a local subscriber (queryable) matches
+// key, and for queryables whether one of them is complete.
+func (s *Session) anyLocalLocked(k DeclKind, key string) (complete, ok bool) {
+	switch k {
+	case KindSubscriber:
+		for _, sk := range s.subs {
+			if keyexpr.Intersects(key, sk) {
+				return false, true
+			}
+		}
+	case KindQueryable:
+		for _, q := range s.qbls {
+			if keyexpr.Intersects(key, q.key) {
+				ok = true
+				complete = complete || q.complete
+			}
 		}
 	}
-	return false
+	return complete, ok
+}
+
+// propagateLocked sends a local declaration or undeclaration to the faces:
+// all of it to peers and routers; to a client, what its interests ask
+// (aggregate interests as one declaration on their key while something
+// matches).
+func (s *Session) propagateLocked(kind DeclKind, key string, body wire.Declaration) {
+	for _, f := range s.faces {
+		if s.pushesAll(f) {
+			f.t.send(&wire.Declare{QoS: wire.QoSDeclare, Body: body}, true)
+			continue
+		}
+		simple := false
+		for _, i := range f.interests {
+			if i.options&kindOption(kind) == 0 {
+				continue
+			}
+			if i.aggregate && kind != KindToken {
+				a := &i.agg[aggIndex(kind)]
+				complete, now := s.anyLocalLocked(kind, i.key)
+				switch {
+				case now && !a.declared:
+					f.t.send(&wire.Declare{QoS: wire.QoSDeclare, Body: aggBody(kind, a.id, i.key, complete)}, true)
+				case !now && a.declared:
+					f.t.send(&wire.Declare{QoS: wire.QoSDeclare, Body: aggUndecl(kind, a.id, i.key)}, true)
+				}
+				a.declared = now
+				continue
+			}
+			if i.key == "" || keyexpr.Intersects(i.key, key) {
+				simple = true
+			}
+		}
+		if simple {
+			f.t.send(&wire.Declare{QoS: wire.QoSDeclare, Body: body}, true)
+		}
+	}
 }
 
 func (s *Session) newIDLocked() uint32 {
@@ -1117,11 +1211,7 @@ func (s *Session) declare(kind DeclKind, key string, complete bool) (uint32, err
 		s.tokens[id] = key
 		body = &wire.DeclareToken{ID: id, WireExpr: w}
 	}
-	for _, f := range s.faces {
-		if s.declareTo(f, kindOption(kind), key) {
-			f.t.send(&wire.Declare{QoS: wire.QoSDeclare, Body: body}, true)
-		}
-	}
+	s.propagateLocked(kind, key, body)
 	return id, nil
 }
 
@@ -1156,11 +1246,7 @@ func (s *Session) undeclare(kind DeclKind, id uint32) error {
 	case KindToken:
 		body = &wire.UndeclareToken{ID: id, WireExpr: w}
 	}
-	for _, f := range s.faces {
-		if s.declareTo(f, kindOption(kind), key) {
-			f.t.send(&wire.Declare{QoS: wire.QoSDeclare, Body: body}, true)
-		}
-	}
+	s.propagateLocked(kind, key, body)
 	return nil
 }
 

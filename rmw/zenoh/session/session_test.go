@@ -438,6 +438,57 @@ func TestPeerWire(t *testing.T) {
 	})
 }
 
+// TestClientInterests: a client (zenoh-pico's publisher in client mode
+// asks with an aggregate interest on its key) gets one declaration on its
+// own key while a local subscriber matches, and only what it asked for.
+func TestClientInterests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := open(t, wire.Peer, &rec{})
+		sub, _ := s.DeclareSubscriber("0/clock/**")
+		s.DeclareToken("@ros2_lv/0/me")
+		p := newRawPeer(t, s, lc(wire.Client))
+		if got := p.takeMsgs(); len(got) != 0 {
+			t.Errorf("a client got declarations unasked: %v", describe(got))
+		}
+		key := "0/clock/rosgraph_msgs::msg::dds_::Clock_/RIHS01_x"
+		p.send(&wire.Interest{ID: 4, Mode: wire.InterestCurrentFuture,
+			Options:  wire.InterestKeyExprs | wire.InterestSubscribers | wire.InterestAggregate,
+			WireExpr: &wire.WireExpr{Suffix: key}})
+		got := p.takeMsgs()
+		if d := describe(got); strings.Join(d, "|") != "DeclareSubscriber "+key+" i=4|DeclareFinal i=4" {
+			t.Fatalf("aggregate answer: %v", d)
+		}
+		aggID := got[0].(*wire.Declare).Body.(*wire.DeclareSubscriber).ID
+		s.UndeclareSubscriber(sub)
+		got = p.takeMsgs()
+		if len(got) != 1 || got[0].(*wire.Declare).Body.(*wire.UndeclareSubscriber).ID != aggID {
+			t.Fatalf("aggregate undeclared: %v", describe(got))
+		}
+		s.DeclareSubscriber("**")
+		s.DeclareSubscriber("0/**")
+		if d := describe(p.takeMsgs()); strings.Join(d, "|") != "DeclareSubscriber "+key {
+			t.Errorf("aggregate declared again: %v", d)
+		}
+		s.DeclareToken("@ros2_lv/0/other")
+		if got := p.takeMsgs(); len(got) != 0 {
+			t.Errorf("token sent to a client that did not ask: %v", describe(got))
+		}
+		// a plain future interest on tokens
+		p.send(&wire.Interest{ID: 5, Mode: wire.InterestFuture, Options: wire.InterestTokens,
+			WireExpr: &wire.WireExpr{Suffix: "@ros2_lv/**"}})
+		if got := p.takeMsgs(); len(got) != 0 {
+			t.Errorf("a future interest got answers: %v", describe(got))
+		}
+		s.DeclareToken("@ros2_lv/0/third")
+		s.DeclareToken("@other/x")
+		if d := describe(p.takeMsgs()); strings.Join(d, "|") != "DeclareToken @ros2_lv/0/third" {
+			t.Errorf("future tokens: %v", d)
+		}
+		s.Close()
+		p.l.Close()
+	})
+}
+
 // TestLease: keep-alives go out when idle; a silent remote expires.
 func TestLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
