@@ -722,9 +722,12 @@ func (s *Session) sendInitialLocked(f *Face) {
 	if p2p {
 		decl(&wire.DeclareFinal{})
 	}
+	// future interests in force go to a new router (after a reconnection,
+	// with their current part again so that the state is complete; their
+	// DeclareFinal is not awaited)
 	for id, i := range s.interests {
 		if i.mode.Future() && s.sendsInterest(f, i) {
-			f.t.send(interestMsg(id, wire.InterestFuture, i), true)
+			f.t.send(interestMsg(id, i.mode, i), true)
 		}
 	}
 }
