@@ -482,6 +482,7 @@ func (s *Session) acceptLoop(ln link.Listener) {
 		if err != nil {
 			if s.ctx.Err() == nil && !errors.Is(err, link.ErrClosed) {
 				s.logf("zenoh: accept on %s: %v", ln.Endpoint(), err)
+				time.Sleep(10 * time.Millisecond) // e.g. out of file descriptors: do not spin
 				continue
 			}
 			return
@@ -1445,6 +1446,7 @@ func (s *Session) Matching(key string) bool {
 
 // RequestOptions shape a query.
 type RequestOptions struct {
+	// QoS zero is zenoh's request default (priority Data, Block).
 	QoS     wire.QoS
 	Target  wire.QueryTarget
 	Budget  uint32
@@ -1508,7 +1510,8 @@ func (f *Face) answersLocked(key string) bool {
 	return false
 }
 
-// Reply answers request rid of face f for key.
+// Reply answers request rid of face f for key (qos zero: zenoh's response
+// default, priority Data, Block).
 func (s *Session) Reply(f *Face, rid uint32, key string, body wire.ResponseBody, qos wire.QoS) bool {
 	if qos == (wire.QoS{}) {
 		qos = wire.QoSResponse
