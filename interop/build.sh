@@ -1,6 +1,7 @@
 #!/bin/sh
 # build.sh [OUTDIR] - builds the interop peers (Cyclone DDS and Fast DDS
-# programs) into OUTDIR (default: interop/build next to this script).
+# programs, and the zenoh-pico peers of ../shared/zenoh) into OUTDIR
+# (default: interop/build next to this script).
 #
 # * Missing Debian packages are installed when running as root with apt;
 #   if the compile packages stay missing it says which and exits 77.
@@ -18,7 +19,7 @@ out=${1:-$here/build}
 # UDPLoss: nft), Fast DDS's CLI, and ROS 2's test interface files (the
 # generator's test runs over them; it fails in CI without them), installed
 # when possible but optional here
-required="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev gcc g++"
+required="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev gcc g++ cmake"
 optional="fastdds-tools iproute2 nftables ros2-test-interface-files"
 programs="clockpub clocksub chatterpub chattersub pingpong"
 
@@ -40,7 +41,7 @@ if [ -n "$need" ]; then
   say "PREREQUISITES MISSING:$need (not installed, and they could not be installed here)"
   exit 77
 fi
-for tool in idlc gcc g++; do
+for tool in idlc gcc g++ cmake; do
   command -v "$tool" >/dev/null 2>&1 || { say "PREREQUISITES MISSING: $tool not on PATH"; exit 77; }
 done
 
@@ -178,4 +179,22 @@ if [ "$failed" != 0 ]; then
   say "compile FAILED"
   exit 1
 fi
+# The zenoh-pico peers (zclockpub zclocksub zchatterpub zchattersub
+# zlivewatch) from the shared material next to the project root, as in CI;
+# their script builds zenoh-pico once into $out/zpico and a peer only when
+# one of its sources changed.
+zenoh=$here/../../shared/zenoh/build.sh
+if [ ! -f "$zenoh" ]; then
+  say "zenoh-pico peers FAILED: $zenoh not found (../shared must sit next to the project root)"
+  exit 1
+fi
+zlog=$out/zenoh-build.log
+if ! sh "$zenoh" "$out" >"$zlog" 2>&1; then
+  cat "$zlog" >&2
+  say "zenoh-pico peers FAILED (log: $zlog)"
+  exit 1
+fi
+for p in zclockpub zclocksub zchatterpub zchattersub zlivewatch; do
+  [ -x "$out/$p" ] || { say "zenoh-pico peers FAILED: $out/$p missing"; exit 1; }
+done
 if [ -n "$built" ]; then say "built$built in $out"; else say "up to date in $out"; fi
