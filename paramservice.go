@@ -32,7 +32,7 @@ func WithoutParameterServices() NodeOption {
 
 // startParameterServices serves <fqn>/describe_parameters and the five
 // others with ParametersQoS, and publishes every committed change on
-// /parameter_events. Transports without services get neither.
+// /parameter_events.
 func (n *Node) startParameterServices() error {
 	if n.cfg.noParamServices {
 		return nil
@@ -41,9 +41,6 @@ func (n *Node) startParameterServices() error {
 		if on, isBool := v.Bool(); isBool && !on {
 			return nil
 		}
-	}
-	if _, ok := n.ctx.Transport().(rmw.ServiceTransport); !ok {
-		return nil
 	}
 	var closers []interface{ Close() error }
 	fail := func(err error) error {

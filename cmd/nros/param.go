@@ -16,7 +16,6 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/internal/param"
 	"github.com/nros-go/nros/msg/rcl_interfaces"
-	"github.com/nros-go/nros/rmw"
 )
 
 const paramUsage = `usage: nros param <verb> NODE ... [--timeout S] [--ros-args ...]
@@ -166,12 +165,8 @@ func (e *cliEnv) paramList(ctx context.Context, pc *paramClient, prefixes []stri
 func (e *cliEnv) paramListAll(ctx context.Context, node *nros.Node, timeout time.Duration) error {
 	tr := node.Context().Transport()
 	e.spinTime(ctx, tr, time.Second)
-	g, ok := tr.(rmw.ServiceGraph)
-	if !ok {
-		return fatalError{"the transport cannot list services"}
-	}
 	var targets []string
-	for _, s := range g.Services() {
+	for _, s := range tr.Services() {
 		if n, ok := strings.CutSuffix(s.Name, "/list_parameters"); ok && n != "" && len(s.ServerNodes) > 0 &&
 			s.Type == "rcl_interfaces/srv/ListParameters" && !slices.Contains(targets, n) {
 			targets = append(targets, n)

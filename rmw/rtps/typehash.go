@@ -3,22 +3,39 @@ package rtps
 import (
 	"github.com/nros-go/nros/internal/typehash"
 	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/wire"
 )
 
 // endpointUserData is the USER_DATA of an endpoint of DDS type ddsType:
-// extra (clientid/serviceid of service endpoints) and, for a type whose
-// definition nros-go ships, "typehash=RIHS01_<hex>;" as Iron and later
-// announce it (Humble ignores it).
-func endpointUserData(extra []byte, ddsType string) []byte {
-	ros, err := msg.ROSTypeName(ddsType)
-	if err != nil {
-		return extra
+// extra (clientid/serviceid of service endpoints) and "typehash=<hash>;"
+// as Iron and later announce it (Humble ignores it). The hash is hash, the
+// one the endpoint's EndpointOptions carried; when that is empty, the
+// hash of the type's definition if nros-go ships it (a fallback for types
+// that do not carry their hash), else none.
+func endpointUserData(extra []byte, ddsType, hash string) []byte {
+	if hash == "" {
+		ros, err := msg.ROSTypeName(ddsType)
+		if err != nil {
+			return extra
+		}
+		h, ok := typehash.Bundled(ros)
+		if !ok {
+			return extra
+		}
+		hash = h
 	}
-	h, ok := typehash.Bundled(ros)
-	if !ok {
-		return extra
-	}
-	out := make([]byte, 0, len(extra)+len(h)+10)
+	out := make([]byte, 0, len(extra)+len(hash)+10)
 	out = append(out, extra...)
-	return append(out, "typehash="+h+";"...)
+	return append(out, "typehash="+hash+";"...)
+}
+
+// announcedTypeHash is the type hash an endpoint's USER_DATA announces,
+// or "" when it announces none or a malformed one.
+func announcedTypeHash(ud []byte) string {
+	h, ok := wire.UserDataValue(ud, "typehash")
+	if !ok || rmw.CheckTypeHash(h) != nil {
+		return ""
+	}
+	return h
 }
