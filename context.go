@@ -296,4 +296,5 @@ func (s *TimeSource) Detach() {
 	}
 }
 
+// String identifies the context (by address) for logs.
 func (c *Context) String() string { return fmt.Sprintf("nros.Context(%p)", c) }
