@@ -40,6 +40,9 @@ func TestGraphNodesAndTypeHash(t *testing.T) {
 	if len(eps) != 2 || eps[0].TypeHash != h || eps[1].TypeHash != "" || !eps[0].Local || !eps[1].Local {
 		t.Fatalf("endpoints %+v", eps)
 	}
+	if rmw.DiscoversPeers(tr) {
+		t.Fatal("an in-process graph is complete at once: nothing to discover")
+	}
 	if got := rmw.Topics(tr); !slices.Equal(got, tr.Topics()) {
 		t.Fatalf("rmw.Topics %+v, Topics %+v", got, tr.Topics())
 	}

@@ -185,6 +185,9 @@ func TestGraphTypeHash(t *testing.T) {
 		}
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
+		if !rmw.DiscoversPeers(a) {
+			t.Fatal("the DDS graph fills in through discovery")
+		}
 		stringHash := announcedTypeHash(endpointUserData(nil, "std_msgs::msg::dds_::String_", ""))
 		if stringHash == "" {
 			t.Fatal("no bundled hash of std_msgs/msg/String")
