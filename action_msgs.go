@@ -91,7 +91,9 @@ func actionTypes(goal, result, feedback string) (string, error) {
 // The service and message wrappers of an action (X_SendGoal_Request, …),
 // built around the user's generated Goal, Result and Feedback types so that
 // any generated action works without its wrapper types. Each encodes the
-// wrapped part in the same CDR stream, as the generated wrapper does.
+// wrapped part in the same CDR stream, as the generated wrapper does, and
+// announces the type hashes of the generated wrapper of its name when that
+// is registered (msg.Register).
 
 type sendGoalRequest[G any, PG MessagePtr[G]] struct {
 	ID   GoalID
@@ -100,6 +102,12 @@ type sendGoalRequest[G any, PG MessagePtr[G]] struct {
 
 func (m *sendGoalRequest[G, PG]) TypeName() string {
 	return strings.TrimSuffix(PG(&m.Goal).TypeName(), "_Goal") + "_SendGoal_Request"
+}
+
+func (m *sendGoalRequest[G, PG]) TypeHash() string { return registeredTypeHash(m.TypeName()) }
+
+func (m *sendGoalRequest[G, PG]) ServiceTypeHash() string {
+	return registeredServiceTypeHash(m.TypeName())
 }
 
 func (m *sendGoalRequest[G, PG]) MarshalCDR(e *cdr.Encoder) {
@@ -124,6 +132,12 @@ func (m *sendGoalResponse[G, PG]) TypeName() string {
 	return strings.TrimSuffix(PG(new(G)).TypeName(), "_Goal") + "_SendGoal_Response"
 }
 
+func (m *sendGoalResponse[G, PG]) TypeHash() string { return registeredTypeHash(m.TypeName()) }
+
+func (m *sendGoalResponse[G, PG]) ServiceTypeHash() string {
+	return registeredServiceTypeHash(m.TypeName())
+}
+
 func (m *sendGoalResponse[G, PG]) MarshalCDR(e *cdr.Encoder) {
 	e.WriteBool(m.Accepted)
 	m.Stamp.MarshalCDR(e)
@@ -142,6 +156,12 @@ func (m *getResultRequest[R, PR]) TypeName() string {
 	return strings.TrimSuffix(PR(new(R)).TypeName(), "_Result") + "_GetResult_Request"
 }
 
+func (m *getResultRequest[R, PR]) TypeHash() string { return registeredTypeHash(m.TypeName()) }
+
+func (m *getResultRequest[R, PR]) ServiceTypeHash() string {
+	return registeredServiceTypeHash(m.TypeName())
+}
+
 func (m *getResultRequest[R, PR]) MarshalCDR(e *cdr.Encoder) { e.WriteOctetArray(m.ID[:]) }
 
 func (m *getResultRequest[R, PR]) UnmarshalCDR(d *cdr.Decoder) error {
@@ -156,6 +176,12 @@ type getResultResponse[R any, PR MessagePtr[R]] struct {
 
 func (m *getResultResponse[R, PR]) TypeName() string {
 	return strings.TrimSuffix(PR(&m.Result).TypeName(), "_Result") + "_GetResult_Response"
+}
+
+func (m *getResultResponse[R, PR]) TypeHash() string { return registeredTypeHash(m.TypeName()) }
+
+func (m *getResultResponse[R, PR]) ServiceTypeHash() string {
+	return registeredServiceTypeHash(m.TypeName())
 }
 
 func (m *getResultResponse[R, PR]) MarshalCDR(e *cdr.Encoder) {
@@ -179,6 +205,8 @@ type feedbackMessage[F any, PF MessagePtr[F]] struct {
 func (m *feedbackMessage[F, PF]) TypeName() string {
 	return PF(&m.Feedback).TypeName() + "Message"
 }
+
+func (m *feedbackMessage[F, PF]) TypeHash() string { return registeredTypeHash(m.TypeName()) }
 
 func (m *feedbackMessage[F, PF]) MarshalCDR(e *cdr.Encoder) {
 	e.WriteOctetArray(m.ID[:])

@@ -202,7 +202,23 @@ func (f failedTransport) NewSubscription(rmw.NodeInfo, string, string, rmw.QoS, 
 	return nil, f.err
 }
 
-func (f failedTransport) Close() error { return nil }
+func (f failedTransport) NewServiceServer(rmw.NodeInfo, string, string, string, rmw.QoS, func(rmw.Request), rmw.EndpointOptions) (rmw.ServiceServer, error) {
+	return nil, f.err
+}
+
+func (f failedTransport) NewServiceClient(rmw.NodeInfo, string, string, string, rmw.QoS, func(rmw.Response), rmw.EndpointOptions) (rmw.ServiceClient, error) {
+	return nil, f.err
+}
+
+// The graph of a failed transport is empty and never changes.
+
+func (f failedTransport) GraphChanged() <-chan struct{}       { return neverClosed }
+func (f failedTransport) Nodes() []rmw.NodeInfo               { return nil }
+func (f failedTransport) Endpoints(string) []rmw.EndpointInfo { return nil }
+func (f failedTransport) Services() []rmw.ServiceInfo         { return nil }
+func (f failedTransport) Close() error                        { return nil }
+
+var neverClosed = make(chan struct{})
 
 // Shutdown closes the context's clock subscriptions and, if the context
 // made it, its transport. Nodes of a shut-down context stop receiving.
@@ -280,4 +296,5 @@ func (s *TimeSource) Detach() {
 	}
 }
 
+// String identifies the context (by address) for logs.
 func (c *Context) String() string { return fmt.Sprintf("nros.Context(%p)", c) }

@@ -37,6 +37,7 @@ type CallbackPanicError struct {
 	Stack []byte
 }
 
+// Error names the callback and the panic value.
 func (e *CallbackPanicError) Error() string {
 	return fmt.Sprintf("nros: %s %q (id %d) panicked: %v", e.Kind, e.Name, e.ID, e.Value)
 }

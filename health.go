@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/internal/clock"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/intra"
-	"github.com/nros-go/nros/rmw/rtps"
 )
 
 // ClockSilenceWarning is how long (wall time) a /clock subscription waits
@@ -140,7 +139,7 @@ func (c *Context) watchClock(cs *clockSubscription, node rmw.NodeInfo) (func(rmw
 		h.log = c.logger(loggerName(node.Namespace, node.Name))
 	}
 	h.timer = time.AfterFunc(ClockSilenceWarning, h.check)
-	return h.deliver, rmw.EndpointOptions{OnEvent: h.onEvent}
+	return h.deliver, rmw.EndpointOptions{OnEvent: h.onEvent, TypeHash: messageTypeHash(&rosgraph_msgs.Clock{})}
 }
 
 func (h *clockHealth) deliver(s rmw.Sample) {
@@ -234,29 +233,19 @@ type graphPublisher struct {
 	qos  QoS
 }
 
-// graphPublishers asks the transports that expose their graph.
-func graphPublishers(t rmw.Transport, topic string) []graphPublisher {
+// graphPublishers lists the publishers on topic that the transport's graph
+// shows.
+func graphPublishers(t rmw.Graph, topic string) []graphPublisher {
 	var out []graphPublisher
-	add := func(node rmw.NodeInfo, typ string, gid [16]byte, q QoS) {
-		name := node.Name
+	for _, e := range t.Endpoints(topic) {
+		if !e.Publisher {
+			continue
+		}
+		name := e.Node.Name
 		if name != "" {
-			name = strings.TrimSuffix(node.Namespace, "/") + "/" + node.Name
+			name = strings.TrimSuffix(e.Node.Namespace, "/") + "/" + e.Node.Name
 		}
-		out = append(out, graphPublisher{node: name, typ: typ, gid: fmt.Sprintf("%x", gid[:]), qos: q})
-	}
-	switch tr := t.(type) {
-	case *intra.Transport:
-		for _, e := range tr.Endpoints(topic) {
-			if e.Publisher {
-				add(e.Node, e.Type, e.GID, e.QoS)
-			}
-		}
-	case *rtps.Transport:
-		for _, e := range tr.Endpoints(topic) {
-			if e.Publisher {
-				add(e.Node, e.Type, e.GID, e.QoS)
-			}
-		}
+		out = append(out, graphPublisher{node: name, typ: e.Type, gid: fmt.Sprintf("%x", e.GID[:]), qos: e.QoS})
 	}
 	return out
 }
@@ -265,7 +254,7 @@ func graphPublishers(t rmw.Transport, topic string) []graphPublisher {
 // serve a subscription with qos: those the transport reported in an
 // incompatible-QoS event, and those the graph shows with a refused QoS or
 // another type.
-func incompatiblePublishers(t rmw.Transport, topic string, qos QoS, events map[string]string) []string {
+func incompatiblePublishers(t rmw.Graph, topic string, qos QoS, events map[string]string) []string {
 	const clockType = "rosgraph_msgs/msg/Clock"
 	var out []string
 	seen := map[string]bool{}
@@ -288,7 +277,7 @@ func incompatiblePublishers(t rmw.Transport, topic string, qos QoS, events map[s
 			who = "gid " + p.gid
 		}
 		detail := "offers " + describeQoS(p.qos)
-		if policy == "TYPE" || policy == intra.PolicyType {
+		if policy == rmw.PolicyType {
 			detail = "type " + p.typ
 		}
 		out = append(out, fmt.Sprintf("%s (%s: %s)", who, policy, detail))

@@ -184,7 +184,12 @@ func TestClockHealthRecordsIncompatibleEvents(t *testing.T) {
 		// A publisher that comes later and leaves before the warning: only
 		// the transport's event remembers it.
 		p := rawClockPublisher(t, tr, "player", ClockQoS())
-		gid := p.(*intra.Publisher).GID()
+		var gid [16]byte
+		for _, e := range tr.Endpoints("/clock") {
+			if e.Publisher && e.Node.Name == "player" {
+				gid = e.GID
+			}
+		}
 		p.Close()
 		time.Sleep(ClockSilenceWarning)
 		synctest.Wait()

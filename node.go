@@ -157,23 +157,21 @@ func NewNode(name string, opts ...NodeOption) (*Node, error) {
 		return nil, fmt.Errorf("nros: node %s: %w", n.FullyQualifiedName(), err)
 	}
 	for k, v := range cfg.overrides {
-		pv, ok := v.(ParameterValue)
-		if !ok {
-			if pv, err = param.FromAny(v); err != nil {
-				return nil, fmt.Errorf("nros: parameter override %s: %w", k, err)
-			}
+		pv, err := ParameterValueOf(v)
+		if err != nil {
+			return nil, fmt.Errorf("nros: parameter override %s: %w", k, err)
 		}
 		if overrides == nil {
 			overrides = map[string]param.Value{}
 		}
-		overrides[k] = pv
+		overrides[k] = pv.v
 	}
 	n.params = param.NewStore(param.Options{Overrides: overrides,
 		AllowUndeclared: cfg.allowUndeclared, AutoDeclareFromOverrides: cfg.autoDeclare, Apply: n.applyParams})
 	n.params.AddOnSetCallback(validateUseSimTime)
 	// Declaring use_sim_time applies it (installs the time source for true).
 	if !n.params.Has(UseSimTimeParameter) {
-		if _, err := n.params.Declare(UseSimTimeParameter, BoolValue(false), param.Descriptor{
+		if _, err := n.params.Declare(UseSimTimeParameter, param.BoolValue(false), param.Descriptor{
 			Type:        param.TypeBool,
 			Description: "Follow the simulated clock published on /clock (reserved: the runtime acts on it)",
 		}); err != nil {

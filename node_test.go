@@ -411,7 +411,7 @@ func TestPubSubQueueAndQoS(t *testing.T) {
 	var evs []rmw.Event
 	var mu sync.Mutex
 	_, err = NewSubscription[std_msgs.String](n, "/be", DefaultQoS(), func(*std_msgs.String) {},
-		SubscriptionOption(WithEndpointEvents(func(ev rmw.Event) { mu.Lock(); evs = append(evs, ev); mu.Unlock() })))
+		WithEndpointEvents(func(ev rmw.Event) { mu.Lock(); evs = append(evs, ev); mu.Unlock() }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func WithoutParameterServices() NodeOption {
 
 // startParameterServices serves <fqn>/describe_parameters and the five
 // others with ParametersQoS, and publishes every committed change on
-// /parameter_events. Transports without services get neither.
+// /parameter_events.
 func (n *Node) startParameterServices() error {
 	if n.cfg.noParamServices {
 		return nil
@@ -41,9 +41,6 @@ func (n *Node) startParameterServices() error {
 		if on, isBool := v.Bool(); isBool && !on {
 			return nil
 		}
-	}
-	if _, ok := n.ctx.Transport().(rmw.ServiceTransport); !ok {
-		return nil
 	}
 	var closers []interface{ Close() error }
 	fail := func(err error) error {
@@ -107,13 +104,15 @@ func parametersMsg(ps []param.Parameter) []rcl_interfaces.Parameter {
 	}
 	out := make([]rcl_interfaces.Parameter, len(ps))
 	for i, p := range ps {
-		out[i] = rcl_interfaces.Parameter{Name: p.Name, Value: ParameterValueMsg(p.Value)}
+		out[i] = rcl_interfaces.Parameter{Name: p.Name, Value: valueMsg(p.Value)}
 	}
 	return out
 }
 
 // ParameterValueMsg converts a parameter value to its rcl_interfaces message.
-func ParameterValueMsg(v ParameterValue) rcl_interfaces.ParameterValue {
+func ParameterValueMsg(v ParameterValue) rcl_interfaces.ParameterValue { return valueMsg(v.v) }
+
+func valueMsg(v param.Value) rcl_interfaces.ParameterValue {
 	m := rcl_interfaces.ParameterValue{Type: uint8(v.Type())}
 	switch v.Type() {
 	case param.TypeBool:
@@ -141,6 +140,11 @@ func ParameterValueMsg(v ParameterValue) rcl_interfaces.ParameterValue {
 // ParameterValueFromMsg converts an rcl_interfaces/ParameterValue; an
 // unknown type is an error.
 func ParameterValueFromMsg(m *rcl_interfaces.ParameterValue) (ParameterValue, error) {
+	v, err := valueFromMsg(m)
+	return ParameterValue{v}, err
+}
+
+func valueFromMsg(m *rcl_interfaces.ParameterValue) (param.Value, error) {
 	switch param.Type(m.Type) {
 	case param.TypeNotSet:
 		return param.NotSet(), nil
@@ -168,6 +172,10 @@ func ParameterValueFromMsg(m *rcl_interfaces.ParameterValue) (ParameterValue, er
 
 // ParameterDescriptorMsg converts a descriptor to its rcl_interfaces message.
 func ParameterDescriptorMsg(d ParameterDescriptor) rcl_interfaces.ParameterDescriptor {
+	return descriptorMsg(d.internal())
+}
+
+func descriptorMsg(d param.Descriptor) rcl_interfaces.ParameterDescriptor {
 	m := rcl_interfaces.ParameterDescriptor{Name: d.Name, Type: uint8(d.Type), Description: d.Description,
 		AdditionalConstraints: d.AdditionalConstraints, ReadOnly: d.ReadOnly, DynamicTyping: d.DynamicTyping}
 	if r := d.IntegerRange; r != nil {
@@ -194,7 +202,7 @@ func (n *Node) describeParametersService(_ context.Context, req *rcl_interfaces.
 		if v, err := n.params.Get(req.Names[i]); err == nil && d.DynamicTyping {
 			d.Type = v.Type()
 		}
-		resp.Descriptors = append(resp.Descriptors, ParameterDescriptorMsg(d))
+		resp.Descriptors = append(resp.Descriptors, descriptorMsg(d))
 	}
 	return resp, nil
 }
@@ -208,7 +216,7 @@ func (n *Node) getParametersService(_ context.Context, req *rcl_interfaces.GetPa
 			n.log.Debug("get_parameters", "error", err)
 			return resp, nil
 		}
-		values = append(values, ParameterValueMsg(v))
+		values = append(values, valueMsg(v))
 	}
 	resp.Values = values
 	return resp, nil
@@ -232,7 +240,7 @@ func (n *Node) listParametersService(_ context.Context, req *rcl_interfaces.List
 func parametersFromMsg(ms []rcl_interfaces.Parameter) ([]param.Parameter, int, error) {
 	ps := make([]param.Parameter, len(ms))
 	for i := range ms {
-		v, err := ParameterValueFromMsg(&ms[i].Value)
+		v, err := valueFromMsg(&ms[i].Value)
 		if err != nil {
 			return nil, i, fmt.Errorf("parameter '%s': %w", ms[i].Name, err)
 		}
@@ -244,12 +252,12 @@ func parametersFromMsg(ms []rcl_interfaces.Parameter) ([]param.Parameter, int, e
 func (n *Node) setParametersService(_ context.Context, req *rcl_interfaces.SetParameters_Request) (*rcl_interfaces.SetParameters_Response, error) {
 	resp := &rcl_interfaces.SetParameters_Response{Results: make([]rcl_interfaces.SetParametersResult, len(req.Parameters))}
 	for i := range req.Parameters {
-		v, err := ParameterValueFromMsg(&req.Parameters[i].Value)
+		v, err := valueFromMsg(&req.Parameters[i].Value)
 		if err != nil {
 			resp.Results[i] = rcl_interfaces.SetParametersResult{Reason: err.Error()}
 			continue
 		}
-		r := n.SetParameter(Parameter{Name: req.Parameters[i].Name, Value: v})
+		r := n.params.Set(req.Parameters[i].Name, v)
 		resp.Results[i] = rcl_interfaces.SetParametersResult{Successful: r.Successful, Reason: r.Reason}
 	}
 	return resp, nil
@@ -260,6 +268,6 @@ func (n *Node) setParametersAtomicallyService(_ context.Context, req *rcl_interf
 	if err != nil {
 		return &rcl_interfaces.SetParametersAtomically_Response{Result: rcl_interfaces.SetParametersResult{Reason: err.Error()}}, nil
 	}
-	r := n.SetParametersAtomically(ps)
+	r := n.params.SetAtomically(ps)
 	return &rcl_interfaces.SetParametersAtomically_Response{Result: rcl_interfaces.SetParametersResult{Successful: r.Successful, Reason: r.Reason}}, nil
 }

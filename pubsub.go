@@ -42,11 +42,37 @@ var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); retur
 // maxPooledBuffer bounds the buffers kept for reuse.
 const maxPooledBuffer = 1 << 20
 
-// PublisherOption configures a publisher.
-type PublisherOption func(*endpointConfig)
+// PublisherOption configures a publisher: WithBigEndian, or an
+// EndpointOption.
+type PublisherOption interface {
+	applyToPublisher(*endpointConfig)
+}
 
-// SubscriptionOption configures a subscription.
-type SubscriptionOption func(*endpointConfig)
+// SubscriptionOption configures a subscription: WithMaxAge,
+// WithDroppedHandler, or an EndpointOption.
+type SubscriptionOption interface {
+	applyToSubscription(*endpointConfig)
+}
+
+// EndpointOption configures publishers and subscriptions alike
+// (WithEndpointEvents): it is both a PublisherOption and a
+// SubscriptionOption.
+type EndpointOption interface {
+	PublisherOption
+	SubscriptionOption
+}
+
+// The three kinds of options, each a function on the configuration.
+type (
+	publisherOption    func(*endpointConfig)
+	subscriptionOption func(*endpointConfig)
+	endpointOption     func(*endpointConfig)
+)
+
+func (o publisherOption) applyToPublisher(c *endpointConfig)       { o(c) }
+func (o subscriptionOption) applyToSubscription(c *endpointConfig) { o(c) }
+func (o endpointOption) applyToPublisher(c *endpointConfig)        { o(c) }
+func (o endpointOption) applyToSubscription(c *endpointConfig)     { o(c) }
 
 type endpointConfig struct {
 	onEvent   func(rmw.Event)
@@ -57,15 +83,17 @@ type endpointConfig struct {
 }
 
 // WithEndpointEvents receives the endpoint's events (matched, unmatched,
-// incompatible QoS naming the policy). It runs on a transport goroutine and
-// must not block.
-func WithEndpointEvents(fn func(rmw.Event)) func(*endpointConfig) {
-	return func(c *endpointConfig) { c.onEvent = fn }
+// incompatible QoS naming the policy), for a publisher or a subscription.
+// It runs on a transport goroutine and must not block.
+func WithEndpointEvents(fn func(rmw.Event)) EndpointOption {
+	return endpointOption(func(c *endpointConfig) { c.onEvent = fn })
 }
 
 // WithBigEndian makes a publisher encode big-endian CDR (little-endian is
 // the default and what ROS 2 sends).
-func WithBigEndian() PublisherOption { return func(c *endpointConfig) { c.bigEndian = true } }
+func WithBigEndian() PublisherOption {
+	return publisherOption(func(c *endpointConfig) { c.bigEndian = true })
+}
 
 // NewPublisher creates a publisher of T on topic (resolved against the
 // node's namespace and remapped by the command line).
@@ -76,7 +104,7 @@ func NewPublisher[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, opts 
 	m := PT(new(T))
 	var cfg endpointConfig
 	for _, o := range opts {
-		o(&cfg)
+		o.applyToPublisher(&cfg)
 	}
 	resolved, err := n.resolveTopic(topic)
 	if err != nil {
@@ -85,7 +113,9 @@ func NewPublisher[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, opts 
 	if err := validateQoS(qos); err != nil {
 		return nil, err
 	}
-	pub, err := n.ctx.Transport().NewPublisher(n.info(), resolved, m.TypeName(), qos, n.eventOptions(resolved, "publisher", cfg.onEvent))
+	eo := n.eventOptions(resolved, "publisher", cfg.onEvent)
+	eo.TypeHash = messageTypeHash(m)
+	pub, err := n.ctx.Transport().NewPublisher(n.info(), resolved, m.TypeName(), qos, eo)
 	if err != nil {
 		return nil, err
 	}
@@ -212,14 +242,14 @@ type Stamped interface {
 // epoch clock are meaningless (usually enormous). Stamp from the epoch clock,
 // or leave the age rule off for that topic while simulating.
 func WithMaxAge(max time.Duration, onViolation func(AgeViolation)) SubscriptionOption {
-	return func(c *endpointConfig) { c.maxAge, c.onAge = max, onViolation }
+	return subscriptionOption(func(c *endpointConfig) { c.maxAge, c.onAge = max, onViolation })
 }
 
 // WithDroppedHandler is called (on the transport goroutine) for every
 // received sample that cannot be decoded, with the reason. Such samples are
 // dropped and counted either way.
 func WithDroppedHandler(fn func(error)) SubscriptionOption {
-	return func(c *endpointConfig) { c.onDropped = fn }
+	return subscriptionOption(func(c *endpointConfig) { c.onDropped = fn })
 }
 
 var subIDs atomic.Uint64
@@ -267,7 +297,7 @@ func NewSubscription[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, cb
 	}
 	var cfg endpointConfig
 	for _, o := range opts {
-		o(&cfg)
+		o.applyToSubscription(&cfg)
 	}
 	if cfg.maxAge < 0 {
 		return nil, fmt.Errorf("nros: max age %v is negative", cfg.maxAge)
@@ -288,7 +318,9 @@ func NewSubscription[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, cb
 	s := &Subscription[T]{id: subIDs.Add(1), node: n, topic: resolved, cb: cb, cfg: cfg, limit: limit, keepAll: keepAll,
 		asMsg: func(v *T) msg.Message { return PT(v) }}
 	s.queue = make([]*T, min(limit, 64))
-	sub, err := n.ctx.Transport().NewSubscription(n.info(), resolved, m.TypeName(), qos, s.deliver, n.eventOptions(resolved, "subscription", cfg.onEvent))
+	eo := n.eventOptions(resolved, "subscription", cfg.onEvent)
+	eo.TypeHash = messageTypeHash(m)
+	sub, err := n.ctx.Transport().NewSubscription(n.info(), resolved, m.TypeName(), qos, s.deliver, eo)
 	if err != nil {
 		return nil, err
 	}

@@ -20,10 +20,6 @@ func ServicesQoS() QoS { return rmw.ServicesDefaultQoS }
 // ErrServiceClosed is returned by a closed service, client or responder.
 var ErrServiceClosed = errors.New("nros: service endpoint is closed")
 
-// ErrNoServices is returned when the context's transport cannot carry
-// services.
-var ErrNoServices = errors.New("nros: the transport does not support services")
-
 // ServiceOption configures a service server or client.
 type ServiceOption func(*serviceConfig)
 
@@ -79,20 +75,8 @@ func (n *Node) serviceEndpoint(name string, opts []ServiceOption) (serviceConfig
 	if err != nil {
 		return cfg, nil, "", err
 	}
-	st, err := n.serviceTransport()
-	if err != nil {
-		return cfg, nil, "", err
-	}
 	resolved, err := n.resolveService(name)
-	return cfg, st, resolved, err
-}
-
-func (n *Node) serviceTransport() (rmw.ServiceTransport, error) {
-	st, ok := n.ctx.Transport().(rmw.ServiceTransport)
-	if !ok {
-		return nil, ErrNoServices
-	}
-	return st, nil
+	return cfg, n.ctx.Transport(), resolved, err
 }
 
 var serviceIDs atomic.Uint64
@@ -213,7 +197,7 @@ func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *
 		}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	srv, err := st.NewServiceServer(n.info(), resolved, PReq(new(Req)).TypeName(), PResp(new(Resp)).TypeName(),
-		cfg.qos, s.deliver, n.eventOptions(resolved, "service", cfg.onEvent))
+		cfg.qos, s.deliver, serviceTypeHashes(n.eventOptions(resolved, "service", cfg.onEvent), PReq(new(Req)), PResp(new(Resp))))
 	if err != nil {
 		s.cancel()
 		return nil, err
@@ -403,7 +387,7 @@ func NewClient[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *N
 		}
 	})
 	cl, err := st.NewServiceClient(n.info(), resolved, PReq(new(Req)).TypeName(), PResp(new(Resp)).TypeName(),
-		cfg.qos, c.deliver, eo)
+		cfg.qos, c.deliver, serviceTypeHashes(eo, PReq(new(Req)), PResp(new(Resp))))
 	if err != nil {
 		return nil, err
 	}

@@ -39,18 +39,22 @@ func (s TimerClockSource) String() string {
 
 // TimerOverrunPolicy says what a timer does when several periods fall due
 // at once (a forward jump of its clock, or an executor that was busy).
-type TimerOverrunPolicy = timer.Policy
+type TimerOverrunPolicy uint8
 
 const (
 	// OverrunSkip (the default) coalesces the backlog into one activation,
 	// counts the missed periods in Overruns and keeps the timer on its phase
 	// grid.
-	OverrunSkip TimerOverrunPolicy = timer.Skip
+	OverrunSkip TimerOverrunPolicy = iota
 	// OverrunCatchUp replays every missed period. The replay is spread over
 	// executor passes, one activation per pass, so that other callbacks run
 	// in between.
-	OverrunCatchUp TimerOverrunPolicy = timer.CatchUp
+	OverrunCatchUp
 )
+
+// String names the policy as the command line spells it ("skip",
+// "catch_up").
+func (p TimerOverrunPolicy) String() string { return timer.Policy(p).String() }
 
 // ParseOverrunPolicy reads "skip" or "catch_up" (also "catchup", "catch-up").
 func ParseOverrunPolicy(s string) (TimerOverrunPolicy, error) {
@@ -132,7 +136,7 @@ func newTimer(ctx *Context, src TimerClockSource, period time.Duration, cb func(
 	}
 	id := timerIDs.Add(1)
 	return &Timer{src: src, core: exec.NewTimer(exec.Config{ID: id, Name: cfg.name, Clock: clk,
-		Period: int64(period), Policy: cfg.policy, OneShot: cfg.oneShot, Autostart: cfg.autostart, Callback: cb})}, nil
+		Period: int64(period), Policy: timer.Policy(cfg.policy), OneShot: cfg.oneShot, Autostart: cfg.autostart, Callback: cb})}, nil
 }
 
 // ID returns a number unique to the timer in this process.

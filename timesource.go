@@ -156,8 +156,8 @@ func (n *Node) InstallRosTimeSourceOn(topic string) error {
 // setting use_sim_time (they are then committed with it, or not at all).
 type paramDeclarer interface {
 	Has(name string) bool
-	Get(name string) (ParameterValue, error)
-	Declare(name string, def ParameterValue, d ParameterDescriptor) (ParameterValue, error)
+	Get(name string) (param.Value, error)
+	Declare(name string, def param.Value, d param.Descriptor) (param.Value, error)
 }
 
 // installTimeSource is InstallRosTimeSourceOn with the QoS parameters
@@ -215,7 +215,7 @@ func (n *Node) RosTimeSourceTopic() string {
 func (n *Node) clockQoSFor(topic string, ps paramDeclarer) (QoS, error) {
 	q := n.cfg.clockQoS
 	prefix := "qos_overrides." + topic + ".subscription."
-	decl := func(name string, def ParameterValue) (ParameterValue, error) {
+	decl := func(name string, def param.Value) (param.Value, error) {
 		full := prefix + name
 		if ps.Has(full) {
 			return ps.Get(full)
@@ -225,7 +225,7 @@ func (n *Node) clockQoSFor(topic string, ps paramDeclarer) (QoS, error) {
 	}
 	// choose reads one policy parameter and maps its value by name.
 	choose := func(name string, def string, names map[string]uint8) (uint8, error) {
-		v, err := decl(name, StringValue(def))
+		v, err := decl(name, param.StringValue(def))
 		if err != nil {
 			return 0, err
 		}
@@ -249,7 +249,7 @@ func (n *Node) clockQoSFor(topic string, ps paramDeclarer) (QoS, error) {
 		return q, err
 	}
 	q.Reliability, q.Durability, q.History = rmw.Reliability(r), rmw.Durability(d), rmw.History(h)
-	v, err := decl("depth", IntegerValue(int64(q.Depth)))
+	v, err := decl("depth", param.IntegerValue(int64(q.Depth)))
 	if err != nil {
 		return q, err
 	}
@@ -284,7 +284,7 @@ func policyValues[K ~uint8](names map[K]string) map[string]uint8 {
 // set with the reason, and the QoS parameters it would have declared are
 // dropped with it; use_sim_time keeps its value. It runs inside the
 // transaction, so post-set callbacks already see the new time source.
-func (n *Node) applyParams(tx *param.Txn, changed []Parameter) error {
+func (n *Node) applyParams(tx *param.Txn, changed []param.Parameter) error {
 	was, _ := n.params.Get(UseSimTimeParameter) // the committed value (NOT_SET while declaring)
 	cur, _ := was.Bool()
 	for _, p := range changed {
@@ -324,12 +324,12 @@ func (n *Node) followClock(ps paramDeclarer) error {
 
 // validateUseSimTime refuses a use_sim_time that is not a bool with a clear
 // reason (the store refuses type changes too; this names the rule).
-func validateUseSimTime(ps []Parameter) SetParametersResult {
+func validateUseSimTime(ps []param.Parameter) param.SetResult {
 	for _, p := range ps {
-		if p.Name == UseSimTimeParameter && p.Value.Type() != ParameterBool {
-			return SetParametersResult{Reason: fmt.Sprintf("parameter '%s' must be a bool (got %s %s)",
+		if p.Name == UseSimTimeParameter && p.Value.Type() != param.TypeBool {
+			return param.SetResult{Reason: fmt.Sprintf("parameter '%s' must be a bool (got %s %s)",
 				UseSimTimeParameter, p.Value.Type(), p.Value.ValueString())}
 		}
 	}
-	return SetParametersResult{Successful: true}
+	return param.SetResult{Successful: true}
 }

@@ -1,13 +1,22 @@
 // Package rmw defines the transport interface that nodes use to exchange
-// serialized messages. Two implementations exist: rmw/intra (in-process, the
-// embedded default) and rmw/rtps (DDSI-RTPS over UDP, interoperable with
-// Cyclone DDS and Fast DDS).
+// serialized messages and to see the ROS graph. Two implementations exist:
+// rmw/intra (in-process, the embedded default) and rmw/rtps (DDSI-RTPS over
+// UDP, interoperable with Cyclone DDS and Fast DDS).
+//
+// Every transport implements the whole of Transport: topics, services
+// (ServiceTransport) and the graph (Graph). The layers above use only these
+// interfaces and never name a concrete transport; what a tool may want
+// beyond them is an optional interface here (Discovering).
 //
 // The interface deals in serialized bytes only (XCDR1 with its 4-byte
 // encapsulation header); typing is the job of the layers above.
 package rmw
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Reliability is the DDS reliability QoS policy.
 type Reliability uint8
@@ -170,6 +179,11 @@ const (
 	EventSampleLost
 )
 
+// PolicyType is the Event.Policy of an EventIncompatibleQoS event raised
+// because the two endpoints name different types: not a QoS policy, but
+// it prevents the match in the same way.
+const PolicyType = "TYPE"
+
 // EndpointOptions carries the optional parts of an endpoint request.
 type EndpointOptions struct {
 	// OnEvent, if set, is called (on a transport goroutine) for endpoint
@@ -184,7 +198,33 @@ type EndpointOptions struct {
 	RequestTypeHash, ResponseTypeHash string
 }
 
-// Transport creates publishers and subscriptions on ROS topics.
+// CheckTypeHash returns nil for "" (no hash) and for a well-formed RIHS01
+// hash ("RIHS01_" and 64 lowercase hex digits), else an error naming it.
+// Transports check the hashes of EndpointOptions with it before they
+// announce them.
+func CheckTypeHash(h string) error {
+	if h == "" {
+		return nil
+	}
+	const prefix = "RIHS01_"
+	if len(h) != len(prefix)+64 || h[:len(prefix)] != prefix {
+		return fmt.Errorf("rmw: type hash %q is not RIHS01_ and 64 hex digits", h)
+	}
+	for _, c := range h[len(prefix):] {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return fmt.Errorf("rmw: type hash %q is not RIHS01_ and 64 lowercase hex digits", h)
+		}
+	}
+	return nil
+}
+
+// CheckEndpointOptions checks the type hashes of o (see CheckTypeHash).
+func CheckEndpointOptions(o EndpointOptions) error {
+	return errors.Join(CheckTypeHash(o.TypeHash), CheckTypeHash(o.RequestTypeHash), CheckTypeHash(o.ResponseTypeHash))
+}
+
+// Transport creates publishers and subscriptions on ROS topics, service
+// servers and clients (ServiceTransport), and shows the ROS graph (Graph).
 //
 // Topic names are fully qualified ROS names ("/clock"); type names are ROS
 // type names ("rosgraph_msgs/msg/Clock"). Implementations map them to their
@@ -210,6 +250,8 @@ type EndpointOptions struct {
 // deadlocks on its own caller. Because Close waits, it must not be called
 // while holding a lock that a callback of the closed endpoint takes.
 type Transport interface {
+	Graph
+	ServiceTransport
 	NewPublisher(node NodeInfo, topic, typeName string, qos QoS, opts EndpointOptions) (Publisher, error)
 	// NewSubscription registers deliver, which the transport calls on its own
 	// goroutine for every sample that arrives, in order per writer. deliver

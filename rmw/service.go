@@ -48,7 +48,8 @@ type Response struct {
 	Seq int64
 }
 
-// ServiceTransport is implemented by transports that carry ROS services.
+// ServiceTransport is the service half of a Transport: every transport
+// carries ROS services.
 //
 // Service names are fully qualified ROS names ("/node/get_parameters");
 // reqType and respType are the ROS type names of the request and response
@@ -116,14 +117,8 @@ type ServiceInfo struct {
 	ClientNodes []NodeInfo
 }
 
-// ServiceGraph is implemented by transports that can list the services of
-// the graph, sorted by name then type.
-type ServiceGraph interface {
-	Services() []ServiceInfo
-}
-
 // AddServiceEndpoint adds one endpoint to a service list (for transports
-// building ServiceGraph answers).
+// building Graph.Services answers).
 func AddServiceEndpoint(list []ServiceInfo, name, typ string, node NodeInfo, server bool) []ServiceInfo {
 	i := -1
 	for k := range list {

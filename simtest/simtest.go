@@ -126,7 +126,7 @@ type Sim struct {
 	cfg config
 
 	ctx  *nros.Context
-	tr   *intra.Transport
+	tr   rmw.Transport
 	exec *nros.Executor
 	src  *nros.TimeSource
 	pub  rmw.Publisher

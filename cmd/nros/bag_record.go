@@ -11,8 +11,6 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/bag"
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/intra"
-	"github.com/nros-go/nros/rmw/rtps"
 )
 
 // recEntry is what the transport callbacks hand the writing goroutine: a
@@ -76,22 +74,12 @@ func (q *recQueue) take(buf []recEntry) ([]recEntry, bool) {
 	}
 }
 
-// graphTopics lists the topics that have publishers, with their type,
-// when the transport can list its graph.
-func graphTopics(tr rmw.Transport) map[string][]string {
+// graphTopics lists the topics that have publishers, with their types.
+func graphTopics(tr rmw.Graph) map[string][]string {
 	out := map[string][]string{}
-	switch t := tr.(type) {
-	case *intra.Transport:
-		for _, ti := range t.Topics() {
-			if ti.Publishers > 0 {
-				out[ti.Name] = append(out[ti.Name], ti.Type)
-			}
-		}
-	case *rtps.Transport:
-		for _, ti := range t.Topics() {
-			if ti.Publishers > 0 {
-				out[ti.Name] = append(out[ti.Name], ti.Type)
-			}
+	for _, ti := range rmw.Topics(tr) {
+		if ti.Publishers > 0 {
+			out[ti.Name] = append(out[ti.Name], ti.Type)
 		}
 	}
 	return out
@@ -263,7 +251,7 @@ func (e *cliEnv) bagRecord(ctx context.Context, args []string) error {
 				continue
 			}
 			typ := types[0]
-			_, qos, _ := graphPublishers(tr, name)
+			_, qos := graphPublishers(tr, name)
 			t := &bag.Topic{Name: name, Type: typ, SerializationFormat: "cdr", OfferedQoSProfiles: recordedQoS(qos)}
 			q.push(recEntry{topic: t})
 			sub, err := tr.NewSubscription(info, name, typ, recordQoS(qos), func(s rmw.Sample) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/rtps"
 )
 
 const nodeUsage = `usage: nros node <verb> ...
@@ -49,35 +48,17 @@ func fqn(n rmw.NodeInfo) string {
 	return ns + "/" + n.Name
 }
 
-// graphNodeNames lists the fully qualified names of the graph's nodes.
-func graphNodeNames(tr rmw.Transport) ([]string, error) {
+// graphNodeNames lists the fully qualified names of the graph's nodes,
+// sorted.
+func graphNodeNames(tr rmw.Graph) []string {
 	var names []string
-	add := func(n rmw.NodeInfo) {
-		if n.Name != "" && !slices.Contains(names, fqn(n)) {
+	for _, n := range tr.Nodes() {
+		if !slices.Contains(names, fqn(n)) {
 			names = append(names, fqn(n))
 		}
 	}
-	if t, ok := tr.(*rtps.Transport); ok {
-		for _, n := range t.Nodes() {
-			add(n)
-		}
-	}
-	eps, ok := graphEndpoints(tr, "")
-	if !ok {
-		return nil, fatalError{"the transport cannot list its graph"}
-	}
-	for _, ep := range eps {
-		add(ep.Node)
-	}
-	if g, ok := tr.(rmw.ServiceGraph); ok {
-		for _, s := range g.Services() {
-			for _, n := range append(slices.Clone(s.ServerNodes), s.ClientNodes...) {
-				add(n)
-			}
-		}
-	}
 	slices.Sort(names)
-	return names, nil
+	return names
 }
 
 func (e *cliEnv) nodeGraphCommand(ctx context.Context, prog, synopsis string, args []string) (rmw.Transport, func(), []string, error) {
@@ -97,11 +78,7 @@ func (e *cliEnv) nodeList(ctx context.Context, args []string) error {
 	if len(pos) != 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
-	names, err := graphNodeNames(tr)
-	if err != nil {
-		return err
-	}
-	for _, n := range names {
+	for _, n := range graphNodeNames(tr) {
 		fmt.Fprintln(e.stdout, n)
 	}
 	return nil
@@ -120,14 +97,10 @@ func (e *cliEnv) nodeInfo(ctx context.Context, args []string) error {
 	if !strings.HasPrefix(target, "/") {
 		target = "/" + target
 	}
-	names, err := graphNodeNames(tr)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(names, target) {
+	if !slices.Contains(graphNodeNames(tr), target) {
 		return fmt.Errorf("unable to find node '%s'", target)
 	}
-	eps, _ := graphEndpoints(tr, "")
+	eps := tr.Endpoints("")
 	var subs, pubs, servers, clients []string
 	seen := map[string]bool{}
 	addTo := func(list *[]string, line string) {
@@ -146,17 +119,15 @@ func (e *cliEnv) nodeInfo(ctx context.Context, args []string) error {
 			addTo(&subs, "s"+ep.Topic+": "+ep.Type)
 		}
 	}
-	if g, ok := tr.(rmw.ServiceGraph); ok {
-		for _, s := range g.Services() {
-			for _, n := range s.ServerNodes {
-				if fqn(n) == target {
-					addTo(&servers, "v"+s.Name+": "+s.Type)
-				}
+	for _, s := range tr.Services() {
+		for _, n := range s.ServerNodes {
+			if fqn(n) == target {
+				addTo(&servers, "v"+s.Name+": "+s.Type)
 			}
-			for _, n := range s.ClientNodes {
-				if fqn(n) == target {
-					addTo(&clients, "c"+s.Name+": "+s.Type)
-				}
+		}
+		for _, n := range s.ClientNodes {
+			if fqn(n) == target {
+				addTo(&clients, "c"+s.Name+": "+s.Type)
 			}
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/internal/param"
 	"github.com/nros-go/nros/msg/rcl_interfaces"
-	"github.com/nros-go/nros/rmw"
 )
 
 const paramUsage = `usage: nros param <verb> NODE ... [--timeout S] [--ros-args ...]
@@ -97,10 +96,10 @@ func (e *cliEnv) param(ctx context.Context, verb string, args []string) error {
 	case "get":
 		return e.paramGet(ctx, pc, pos[1])
 	case "set":
-		v := param.ParseCLIValue(pos[2])
+		v := publicValue(param.ParseCLIValue(pos[2]))
 		return e.paramSet(ctx, pc, pos[1], v, "Set parameter successful", "Setting parameter failed")
 	case "delete":
-		return e.paramSet(ctx, pc, pos[1], param.NotSet(), "Deleted parameter successfully", "Deleting parameter failed")
+		return e.paramSet(ctx, pc, pos[1], nros.ParameterValue{}, "Deleted parameter successfully", "Deleting parameter failed")
 	case "describe":
 		return e.paramDescribe(ctx, pc, pos[1:])
 	case "dump":
@@ -166,12 +165,8 @@ func (e *cliEnv) paramList(ctx context.Context, pc *paramClient, prefixes []stri
 func (e *cliEnv) paramListAll(ctx context.Context, node *nros.Node, timeout time.Duration) error {
 	tr := node.Context().Transport()
 	e.spinTime(ctx, tr, time.Second)
-	g, ok := tr.(rmw.ServiceGraph)
-	if !ok {
-		return fatalError{"the transport cannot list services"}
-	}
 	var targets []string
-	for _, s := range g.Services() {
+	for _, s := range tr.Services() {
 		if n, ok := strings.CutSuffix(s.Name, "/list_parameters"); ok && n != "" && len(s.ServerNodes) > 0 &&
 			s.Type == "rcl_interfaces/srv/ListParameters" && !slices.Contains(targets, n) {
 			targets = append(targets, n)
@@ -363,47 +358,47 @@ func valueNode(v nros.ParameterValue) *yaml.Node {
 		return &yaml.Node{Kind: yaml.SequenceNode, Content: items}
 	}
 	switch v.Type() {
-	case param.TypeBool:
+	case nros.ParameterBool:
 		b, _ := v.Bool()
 		return scalar(fmt.Sprint(b), "!!bool")
-	case param.TypeInteger:
+	case nros.ParameterInteger:
 		i, _ := v.Integer()
 		return scalar(fmt.Sprint(i), "!!int")
-	case param.TypeDouble:
+	case nros.ParameterDouble:
 		d, _ := v.Double()
 		return scalar(param.PyFloat(d), "!!float")
-	case param.TypeString:
+	case nros.ParameterString:
 		s, _ := v.Str()
 		return scalar(s, "!!str")
-	case param.TypeByteArray:
+	case nros.ParameterByteArray:
 		bs, _ := v.ByteArray()
 		var items []*yaml.Node
 		for _, b := range bs {
 			items = append(items, scalar(fmt.Sprint(b), "!!int"))
 		}
 		return seq(items)
-	case param.TypeBoolArray:
+	case nros.ParameterBoolArray:
 		bs, _ := v.BoolArray()
 		var items []*yaml.Node
 		for _, b := range bs {
 			items = append(items, scalar(fmt.Sprint(b), "!!bool"))
 		}
 		return seq(items)
-	case param.TypeIntegerArray:
+	case nros.ParameterIntegerArray:
 		is, _ := v.IntegerArray()
 		var items []*yaml.Node
 		for _, i := range is {
 			items = append(items, scalar(fmt.Sprint(i), "!!int"))
 		}
 		return seq(items)
-	case param.TypeDoubleArray:
+	case nros.ParameterDoubleArray:
 		ds, _ := v.DoubleArray()
 		var items []*yaml.Node
 		for _, d := range ds {
 			items = append(items, scalar(param.PyFloat(d), "!!float"))
 		}
 		return seq(items)
-	case param.TypeStringArray:
+	case nros.ParameterStringArray:
 		ss, _ := v.StringArray()
 		var items []*yaml.Node
 		for _, s := range ss {
@@ -412,6 +407,17 @@ func valueNode(v nros.ParameterValue) *yaml.Node {
 		return seq(items)
 	}
 	return scalar("null", "!!null")
+}
+
+// publicValue converts a value of the CLI's parser (internal/param) to the
+// library's public type through its plain Go value, which converts back
+// exactly for every parameter type.
+func publicValue(v param.Value) nros.ParameterValue {
+	pv, err := nros.ParameterValueOf(v.Interface())
+	if err != nil {
+		panic(fmt.Sprintf("nros param: %v does not convert: %v", v, err)) // cannot happen: Interface returns only convertible types
+	}
+	return pv
 }
 
 func (e *cliEnv) paramLoad(ctx context.Context, pc *paramClient, file string) error {
@@ -431,7 +437,7 @@ func (e *cliEnv) paramLoad(ctx context.Context, pc *paramClient, file string) er
 	sort.Strings(names)
 	req := &rcl_interfaces.SetParameters_Request{}
 	for _, n := range names {
-		req.Parameters = append(req.Parameters, rcl_interfaces.Parameter{Name: n, Value: nros.ParameterValueMsg(values[n])})
+		req.Parameters = append(req.Parameters, rcl_interfaces.Parameter{Name: n, Value: nros.ParameterValueMsg(publicValue(values[n]))})
 	}
 	resp, err := callParam[rcl_interfaces.SetParameters_Request, rcl_interfaces.SetParameters_Response](ctx, pc, "set_parameters", req)
 	if err != nil {

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
 )
 
 // paramNode runs a node "simtimer" on tr with an executor until the test
 // ends.
-func paramNode(t *testing.T, tr *intra.Transport) *nros.Node {
+func paramNode(t *testing.T, tr rmw.Transport) *nros.Node {
 	t.Helper()
 	c := nros.NewContext(nros.WithTransport(tr), nros.WithLogOutput(&bytes.Buffer{}))
 	n, err := nros.NewNode("simtimer", nros.WithContext(c), nros.WithoutGlobalArguments())
@@ -36,7 +37,7 @@ func paramNode(t *testing.T, tr *intra.Transport) *nros.Node {
 	return n
 }
 
-func paramRun(t *testing.T, tr *intra.Transport, args ...string) (int, string, string) {
+func paramRun(t *testing.T, tr rmw.Transport, args ...string) (int, string, string) {
 	t.Helper()
 	e, out, errb := testEnv(tr, realClock{})
 	code := e.paramCmd(context.Background(), args)

@@ -49,14 +49,6 @@ func (e *cliEnv) serviceCmd(ctx context.Context, args []string) int {
 	return 2
 }
 
-func graphServices(tr rmw.Transport) ([]rmw.ServiceInfo, error) {
-	g, ok := tr.(rmw.ServiceGraph)
-	if !ok {
-		return nil, fatalError{"the transport cannot list services"}
-	}
-	return g.Services(), nil
-}
-
 func (e *cliEnv) serviceGraphCommand(ctx context.Context, prog, synopsis string, args []string, extra func(*flag.FlagSet)) (*nros.Context, []string, error) {
 	c, rest, err := e.newCommandContext(prog, args)
 	if err != nil {
@@ -95,10 +87,7 @@ func (e *cliEnv) serviceList(ctx context.Context, args []string) error {
 	if len(pos) != 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
-	svcs, err := graphServices(c.Transport())
-	if err != nil {
-		return err
-	}
+	svcs := c.Transport().Services()
 	// One line per name; -t adds its types (more than one when servers
 	// and clients disagree), as ros2 service list -t.
 	for i := 0; i < len(svcs); {
@@ -125,10 +114,7 @@ func (e *cliEnv) serviceType(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want SERVICE")
 	}
-	svcs, err := graphServices(c.Transport())
-	if err != nil {
-		return err
-	}
+	svcs := c.Transport().Services()
 	found := false
 	for _, s := range svcs {
 		if s.Name == pos[0] {
@@ -195,10 +181,7 @@ func (e *cliEnv) serviceCall(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("service %q: %v", pos[0], err)
 	}
-	st, ok := c.Transport().(rmw.ServiceTransport)
-	if !ok {
-		return fatalError{"the transport cannot carry services"}
-	}
+	st := c.Transport()
 	got := make(chan []byte, 1)
 	cl, err := st.NewServiceClient(rmw.NodeInfo{Name: node.Name(), Namespace: node.Namespace(), Enclave: "/"}, name,
 		req.TypeName(), resp.TypeName(), nros.ServicesQoS(), func(r rmw.Response) {

@@ -17,8 +17,6 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/intra"
-	"github.com/nros-go/nros/rmw/rtps"
 )
 
 const topicUsage = `usage: nros topic <list|info|echo|hz|bw|pub> ...
@@ -234,26 +232,14 @@ func (e *cliEnv) topicEcho(ctx context.Context, args []string) error {
 }
 
 // graphPublishers lists the types and QoS of the publishers on topic, local
-// and discovered, when the transport can list its graph (ok false
-// otherwise).
-func graphPublishers(tr rmw.Transport, topic string) (types []string, qos []rmw.QoS, ok bool) {
-	switch t := tr.(type) {
-	case *intra.Transport:
-		for _, ep := range t.Endpoints(topic) {
-			if ep.Publisher {
-				types, qos = append(types, ep.Type), append(qos, ep.QoS)
-			}
+// and discovered.
+func graphPublishers(tr rmw.Graph, topic string) (types []string, qos []rmw.QoS) {
+	for _, ep := range tr.Endpoints(topic) {
+		if ep.Publisher {
+			types, qos = append(types, ep.Type), append(qos, ep.QoS)
 		}
-	case *rtps.Transport:
-		for _, ep := range t.Endpoints(topic) {
-			if ep.Publisher {
-				types, qos = append(types, ep.Type), append(qos, ep.QoS)
-			}
-		}
-	default:
-		return nil, nil, false
 	}
-	return types, qos, true
+	return types, qos
 }
 
 // lookupType finds the type of topic's publishers in the graph, waiting
@@ -262,11 +248,7 @@ func graphPublishers(tr rmw.Transport, topic string) (types []string, qos []rmw.
 func (e *cliEnv) lookupType(ctx context.Context, tr rmw.Transport, topic string, timeout time.Duration) (string, bool) {
 	start := e.clock.Now()
 	for {
-		types, _, ok := graphPublishers(tr, topic)
-		if !ok {
-			return "", false
-		}
-		if len(types) > 0 {
+		if types, _ := graphPublishers(tr, topic); len(types) > 0 {
 			for _, t := range types[1:] {
 				if t != types[0] {
 					return "", false
@@ -281,11 +263,11 @@ func (e *cliEnv) lookupType(ctx context.Context, tr rmw.Transport, topic string,
 }
 
 // echoReliability chooses echo's reliability as ros2 does: reliable when
-// every known publisher is, best effort otherwise (and when publishers
-// cannot be listed), so that every writer matches.
-func echoReliability(tr rmw.Transport, topic string) string {
-	_, qos, ok := graphPublishers(tr, topic)
-	if !ok || len(qos) == 0 {
+// every known publisher is, best effort otherwise (and when none is known),
+// so that every writer matches.
+func echoReliability(tr rmw.Graph, topic string) string {
+	_, qos := graphPublishers(tr, topic)
+	if len(qos) == 0 {
 		return "best_effort"
 	}
 	for _, q := range qos {

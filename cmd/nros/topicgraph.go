@@ -11,42 +11,13 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/intra"
-	"github.com/nros-go/nros/rmw/rtps"
 )
 
-// graphEndpoint is one endpoint of the graph, whichever transport listed it.
-type graphEndpoint struct {
-	Topic, Type string
-	Node        rmw.NodeInfo
-	Publisher   bool
-	GID         [16]byte
-	QoS         rmw.QoS
-}
-
-// graphEndpoints lists the endpoints on topic ("" for all) when the
-// transport can list its graph.
-func graphEndpoints(tr rmw.Transport, topic string) ([]graphEndpoint, bool) {
-	var out []graphEndpoint
-	switch t := tr.(type) {
-	case *intra.Transport:
-		for _, e := range t.Endpoints(topic) {
-			out = append(out, graphEndpoint{e.Topic, e.Type, e.Node, e.Publisher, e.GID, e.QoS})
-		}
-	case *rtps.Transport:
-		for _, e := range t.Endpoints(topic) {
-			out = append(out, graphEndpoint{e.Topic, e.Type, e.Node, e.Publisher, e.GID, e.QoS})
-		}
-	default:
-		return nil, false
-	}
-	return out, true
-}
-
-// spinTime waits for discovery on the DDS transport (nothing to wait for in
-// process).
-func (e *cliEnv) spinTime(ctx context.Context, tr rmw.Transport, d time.Duration) {
-	if _, ok := tr.(*rtps.Transport); ok && d > 0 {
+// spinTime waits d for discovery when the transport's graph fills in
+// through it (rmw.Discovering: DDS); an in-process graph is complete at
+// once.
+func (e *cliEnv) spinTime(ctx context.Context, tr rmw.Graph, d time.Duration) {
+	if d > 0 && rmw.DiscoversPeers(tr) {
 		_ = e.clock.SleepUntil(ctx, e.clock.Now().Add(d))
 	}
 }
@@ -76,10 +47,7 @@ func (e *cliEnv) topicList(ctx context.Context, args []string) error {
 	}
 	tr := c.Transport()
 	e.spinTime(ctx, tr, time.Duration(*spin*1e9))
-	eps, ok := graphEndpoints(tr, "")
-	if !ok {
-		return fmt.Errorf("the transport cannot list its graph")
-	}
+	eps := tr.Endpoints("")
 	types := map[string][]string{}
 	var names []string
 	for _, ep := range eps {
@@ -131,10 +99,7 @@ func (e *cliEnv) topicInfo(ctx context.Context, args []string) error {
 	node.Close()
 	tr := c.Transport()
 	e.spinTime(ctx, tr, time.Duration(*spin*1e9))
-	eps, ok := graphEndpoints(tr, topic)
-	if !ok {
-		return fmt.Errorf("the transport cannot list its graph")
-	}
+	eps := tr.Endpoints(topic)
 	if len(eps) == 0 {
 		return fmt.Errorf("unknown topic %q", topic)
 	}
@@ -175,7 +140,7 @@ func (e *cliEnv) topicInfo(ctx context.Context, args []string) error {
 }
 
 // writeEndpoint writes one endpoint block of `topic info -v`.
-func writeEndpoint(b *strings.Builder, ep graphEndpoint) {
+func writeEndpoint(b *strings.Builder, ep rmw.EndpointInfo) {
 	name, ns := ep.Node.Name, ep.Node.Namespace
 	if name == "" {
 		name, ns = "_NODE_NAME_UNKNOWN_", "_NODE_NAMESPACE_UNKNOWN_"

@@ -157,3 +157,30 @@ func TestTopicHzOnSimTime(t *testing.T) {
 		}
 	})
 }
+
+// discovering is an in-process transport that says its graph fills in
+// through discovery, as DDS does.
+type discovering struct{ *intra.Transport }
+
+func (discovering) Discovering() bool { return true }
+
+// TestSpinTimeOnlyForDiscovery: listing the graph waits --spin-time only
+// on a transport whose graph fills in through discovery (rmw.Discovering).
+func TestSpinTimeOnlyForDiscovery(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tr   rmw.Transport
+		wait time.Duration
+	}{{"in process", intra.New(), 0}, {"discovering", discovering{intra.New()}, 2500 * time.Millisecond}} {
+		clk := newFakeClock()
+		start := clk.Now()
+		e, out, errb := testEnv(c.tr, clk)
+		if code := e.topicCmd(context.Background(), []string{"list", "--spin-time", "2.5"}); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errb)
+		}
+		if got := clk.Now().Sub(start); got != c.wait {
+			t.Errorf("%s: waited %v, want %v (listed %q)", c.name, got, c.wait, out)
+		}
+		c.tr.Close()
+	}
+}

@@ -2,7 +2,7 @@ package intra
 
 import "github.com/nros-go/nros/rmw"
 
-var _ rmw.GraphNotifier = (*Transport)(nil)
+var _ rmw.Graph = (*Transport)(nil)
 
 // GraphChanged returns a channel that is closed at the next change of the
 // graph: a publisher, subscription, service server or client created or

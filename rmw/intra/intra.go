@@ -75,7 +75,6 @@ import (
 	"math"
 	"reflect"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -86,8 +85,8 @@ import (
 
 // PolicyType is the Event.Policy of an rmw.EventIncompatibleQoS event raised
 // because a publisher and a subscription on one topic name use different type
-// names.
-const PolicyType = "TYPE"
+// names (rmw.PolicyType).
+const PolicyType = rmw.PolicyType
 
 // KeepAllLimit bounds the history a TransientLocal, KeepAll publisher keeps:
 // only its newest KeepAllLimit samples are stored for late joiners.
@@ -370,8 +369,11 @@ func (t *Transport) NewPublisher(node rmw.NodeInfo, topicName, typeName string, 
 	if err := validate(topicName, typeName); err != nil {
 		return nil, err
 	}
+	if err := rmw.CheckTypeHash(opts.TypeHash); err != nil {
+		return nil, err
+	}
 	qos = qos.Normalize()
-	p := &Publisher{t: t, node: node, topic: topicName, typeName: typeName, qos: qos, onEvent: opts.OnEvent}
+	p := &Publisher{t: t, node: node, topic: topicName, typeName: typeName, typeHash: opts.TypeHash, qos: qos, onEvent: opts.OnEvent}
 	if qos.Durability == rmw.TransientLocal {
 		p.histCap = qos.Depth
 		if qos.History == rmw.KeepAll || p.histCap > KeepAllLimit {
@@ -413,8 +415,11 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topicName, typeName strin
 	if deliver == nil {
 		return nil, fmt.Errorf("intra: nil deliver function for topic %q", topicName)
 	}
+	if err := rmw.CheckTypeHash(opts.TypeHash); err != nil {
+		return nil, err
+	}
 	qos = qos.Normalize()
-	s := &Subscription{t: t, node: node, topic: topicName, typeName: typeName, qos: qos, deliver: deliver, onEvent: opts.OnEvent}
+	s := &Subscription{t: t, node: node, topic: topicName, typeName: typeName, typeHash: opts.TypeHash, qos: qos, deliver: deliver, onEvent: opts.OnEvent}
 	s.idle = sync.NewCond(&s.idleMu)
 	type replay struct {
 		l    *link
@@ -530,92 +535,6 @@ func (t *Transport) Stats() Stats {
 	return st
 }
 
-// TopicInfo describes one (topic name, type name) pair in the graph.
-type TopicInfo struct {
-	Name          string
-	Type          string
-	Publishers    int
-	Subscriptions int
-}
-
-// Topics lists every topic name and type with open endpoints, sorted by name
-// then type. A name used with two types appears twice.
-func (t *Transport) Topics() []TopicInfo {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	idx := map[[2]string]*TopicInfo{}
-	var out []*TopicInfo
-	get := func(name, typ string) *TopicInfo {
-		k := [2]string{name, typ}
-		if ti := idx[k]; ti != nil {
-			return ti
-		}
-		ti := &TopicInfo{Name: name, Type: typ}
-		idx[k] = ti
-		out = append(out, ti)
-		return ti
-	}
-	for _, tp := range t.topics {
-		for _, p := range tp.pubs {
-			get(tp.name, p.typeName).Publishers++
-		}
-		for _, s := range tp.subs {
-			get(tp.name, s.typeName).Subscriptions++
-		}
-	}
-	res := make([]TopicInfo, len(out))
-	for i, ti := range out {
-		res[i] = *ti
-	}
-	sort.Slice(res, func(i, j int) bool {
-		if res[i].Name != res[j].Name {
-			return res[i].Name < res[j].Name
-		}
-		return res[i].Type < res[j].Type
-	})
-	return res
-}
-
-// EndpointInfo describes one open endpoint.
-type EndpointInfo struct {
-	Topic     string
-	Type      string
-	Node      rmw.NodeInfo
-	Publisher bool // false: a subscription
-	GID       [16]byte
-	QoS       rmw.QoS // normalized
-}
-
-// Endpoints lists the open endpoints on topic (all topics when topic is ""),
-// sorted by topic, publishers first, then by GID.
-func (t *Transport) Endpoints(topicName string) []EndpointInfo {
-	t.mu.Lock()
-	var res []EndpointInfo
-	for _, tp := range t.topics {
-		if topicName != "" && tp.name != topicName {
-			continue
-		}
-		for _, p := range tp.pubs {
-			res = append(res, EndpointInfo{tp.name, p.typeName, p.node, true, p.gid, p.qos})
-		}
-		for _, s := range tp.subs {
-			res = append(res, EndpointInfo{tp.name, s.typeName, s.node, false, s.gid, s.qos})
-		}
-	}
-	t.mu.Unlock()
-	sort.Slice(res, func(i, j int) bool {
-		a, b := res[i], res[j]
-		if a.Topic != b.Topic {
-			return a.Topic < b.Topic
-		}
-		if a.Publisher != b.Publisher {
-			return a.Publisher
-		}
-		return string(a.GID[:]) < string(b.GID[:])
-	})
-	return res
-}
-
 // link is one matched (publisher, subscription) pair as seen by Publish.
 type link struct {
 	sub *Subscription
@@ -656,6 +575,7 @@ type Publisher struct {
 	node     rmw.NodeInfo
 	topic    string
 	typeName string
+	typeHash string // as EndpointOptions gave it, for the graph
 	qos      rmw.QoS
 	gid      [16]byte
 	onEvent  func(rmw.Event)
@@ -854,6 +774,7 @@ type Subscription struct {
 	node     rmw.NodeInfo
 	topic    string
 	typeName string
+	typeHash string // as EndpointOptions gave it, for the graph
 	qos      rmw.QoS
 	gid      [16]byte
 	deliver  func(rmw.Sample)

@@ -560,10 +560,10 @@ func TestTopicsAndEndpoints(t *testing.T) {
 	mustSub(t, tr, "/a", strType, reliable, &r)
 	mustSub(t, tr, "/a", strType, reliable, &r)
 	mustSub(t, tr, "/a", "std_msgs/msg/Int32", reliable, &r)
-	want := []TopicInfo{
-		{"/a", strType, 1, 2},
-		{"/a", "std_msgs/msg/Int32", 0, 1},
-		{"/b", strType, 1, 0},
+	want := []rmw.TopicInfo{
+		{Name: "/a", Type: strType, Publishers: 1, Subscriptions: 2},
+		{Name: "/a", Type: "std_msgs/msg/Int32", Subscriptions: 1},
+		{Name: "/b", Type: strType, Publishers: 1},
 	}
 	// sorted by name then type
 	want[0], want[1] = want[1], want[0]

@@ -147,6 +147,9 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, name, reqType, respType 
 	if handle == nil {
 		return nil, fmt.Errorf("intra: nil handler for service %q", name)
 	}
+	if err := rmw.CheckEndpointOptions(opts); err != nil {
+		return nil, err
+	}
 	s := &ServiceServer{t: t, node: node, name: name, reqType: reqType, respType: respType, qos: qos.Normalize(),
 		handle: handle, onEvent: opts.OnEvent, gate: newGate()}
 	var evs []pendingEvent
@@ -188,6 +191,9 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, name, reqType, respType 
 	}
 	if deliver == nil {
 		return nil, fmt.Errorf("intra: nil deliver function for service %q", name)
+	}
+	if err := rmw.CheckEndpointOptions(opts); err != nil {
+		return nil, err
 	}
 	c := &ServiceClient{t: t, node: node, name: name, reqType: reqType, respType: respType, qos: qos.Normalize(),
 		deliver: deliver, onEvent: opts.OnEvent, gate: newGate()}
@@ -356,8 +362,6 @@ func (t *Transport) closeServicesLocked() []*svcGate {
 	t.svc = svcRegistry{}
 	return gates
 }
-
-var _ rmw.ServiceGraph = (*Transport)(nil)
 
 // Services lists the services with open servers or clients, sorted by
 // name then type.

@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -144,14 +145,25 @@ func TestGraphChanged(t *testing.T) {
 }
 
 func TestEndpointTypeHash(t *testing.T) {
-	ud := endpointUserData([]byte("clientid=1.2;"), "std_msgs::msg::dds_::String_")
+	ud := endpointUserData([]byte("clientid=1.2;"), "std_msgs::msg::dds_::String_", "")
 	if string(ud) != "clientid=1.2;typehash=RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18;" {
 		t.Fatalf("%q", ud)
 	}
 	if v, ok := wire.UserDataValue(ud, "clientid"); !ok || v != "1.2" {
 		t.Fatalf("clientid %q", v)
 	}
-	if ud := endpointUserData(nil, "nosuch::msg::dds_::T_"); ud != nil {
+	if ud := endpointUserData(nil, "nosuch::msg::dds_::T_", ""); ud != nil {
 		t.Fatalf("%q for an unknown type", ud)
 	}
+	// A hash the endpoint's options carry wins over the bundled one, and
+	// serves types nros-go does not ship.
+	for _, ddsType := range []string{"std_msgs::msg::dds_::String_", "nosuch::msg::dds_::T_"} {
+		ud := endpointUserData([]byte("serviceid=3.4;"), ddsType, testHash('a'))
+		if string(ud) != "serviceid=3.4;typehash="+testHash('a')+";" {
+			t.Fatalf("%s: %q", ddsType, ud)
+		}
+	}
 }
+
+// testHash is a well-formed RIHS01 hash of 64 times c.
+func testHash(c byte) string { return "RIHS01_" + strings.Repeat(string(c), 64) }

@@ -83,6 +83,9 @@ func (t *Transport) NewPublisher(node rmw.NodeInfo, topic, typeName string, qos 
 	if err != nil {
 		return nil, err
 	}
+	if err := rmw.CheckTypeHash(opts.TypeHash); err != nil {
+		return nil, err
+	}
 	t.mu.Lock()
 	p, err := t.newPublisherLocked(node, topic, dt, dtype, qos, opts, false)
 	if err != nil {
@@ -104,7 +107,7 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	ed := wire.NewEndpointData(true)
 	ed.EndpointGUID = guid
 	ed.TopicName, ed.TypeName = ddsTopic, ddsType
-	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, ddsType), nil
+	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, ddsType, opts.TypeHash), nil
 	discovery.SetQoS(&ed, qos, true)
 	wc := endpoint.WriterConfig{
 		GUID:           guid,
@@ -161,6 +164,9 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	if err != nil {
 		return nil, err
 	}
+	if err := rmw.CheckTypeHash(opts.TypeHash); err != nil {
+		return nil, err
+	}
 	if deliver == nil {
 		return nil, fmt.Errorf("rtps: nil deliver function for %q", topic)
 	}
@@ -185,7 +191,7 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 	ed := wire.NewEndpointData(false)
 	ed.EndpointGUID = guid
 	ed.TopicName, ed.TypeName = dt, dtype
-	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, dtype), nil
+	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, dtype, opts.TypeHash), nil
 	discovery.SetQoS(&ed, qos, false)
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
 		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}

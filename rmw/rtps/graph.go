@@ -11,28 +11,6 @@ import (
 	"github.com/nros-go/nros/rmw/rtps/wire"
 )
 
-// TopicInfo describes one (topic name, type name) pair in the ROS graph:
-// local and discovered remote endpoints. The fields are those of
-// intra.TopicInfo.
-type TopicInfo struct {
-	Name          string // ROS name, e.g. "/chatter"
-	Type          string // ROS type, e.g. "std_msgs/msg/String"
-	Publishers    int
-	Subscriptions int
-}
-
-// EndpointInfo describes one local or remote endpoint. The fields are
-// those of intra.EndpointInfo.
-type EndpointInfo struct {
-	Topic     string // ROS name
-	Type      string // ROS type
-	Node      rmw.NodeInfo
-	Publisher bool // false: a subscription
-	GID       [16]byte
-	QoS       rmw.QoS // normalized
-	Local     bool    // an endpoint of this Transport
-}
-
 // rosNames maps DDS names back to ROS names: only "rt/" topics are ROS
 // topics; a type that does not demangle is kept as it is.
 func rosNames(ddsTopic, ddsType string) (string, string, bool) {
@@ -48,44 +26,30 @@ func rosNames(ddsTopic, ddsType string) (string, string, bool) {
 
 // Topics lists every ROS topic with local or discovered endpoints, sorted
 // by name then type. A name used with two types appears twice.
-func (t *Transport) Topics() []TopicInfo {
-	var out []TopicInfo
-	for _, e := range t.Endpoints("") {
-		i := slices.IndexFunc(out, func(ti TopicInfo) bool { return ti.Name == e.Topic && ti.Type == e.Type })
-		if i < 0 {
-			out = append(out, TopicInfo{Name: e.Topic, Type: e.Type})
-			i = len(out) - 1
-		}
-		if e.Publisher {
-			out[i].Publishers++
-		} else {
-			out[i].Subscriptions++
-		}
-	}
-	slices.SortFunc(out, func(a, b TopicInfo) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Type, b.Type)
-	})
-	return out
-}
+func (t *Transport) Topics() []rmw.TopicInfo { return rmw.Topics(t) }
+
+var _ rmw.Discovering = (*Transport)(nil)
+
+// Discovering reports true: the graph fills in as discovery finds peers
+// (see rmw.Discovering).
+func (t *Transport) Discovering() bool { return true }
 
 // Endpoints lists the local and discovered endpoints on the ROS topic
 // (all topics when topic is ""), sorted by topic, publishers first, then
 // by GID. Remote endpoints carry their node when their participant
-// published it on ros_discovery_info.
-func (t *Transport) Endpoints(topic string) []EndpointInfo {
+// published it on ros_discovery_info, and their type hash when their
+// USER_DATA announced a well-formed one.
+func (t *Transport) Endpoints(topic string) []rmw.EndpointInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []EndpointInfo
+	var out []rmw.EndpointInfo
 	add := func(ed *wire.EndpointData, node rmw.NodeInfo, pub, local bool, q rmw.QoS) {
 		name, typ, ok := rosNames(ed.TopicName, ed.TypeName)
 		if !ok || (topic != "" && name != topic) {
 			return
 		}
-		out = append(out, EndpointInfo{Topic: name, Type: typ, Node: node, Publisher: pub,
-			GID: ed.EndpointGUID.Bytes(), QoS: q.Normalize(), Local: local})
+		out = append(out, rmw.EndpointInfo{Topic: name, Type: typ, TypeHash: announcedTypeHash(ed.UserData),
+			Node: node, Publisher: pub, GID: ed.EndpointGUID.Bytes(), QoS: q.Normalize(), Local: local})
 	}
 	for _, p := range t.pubs {
 		if !p.internal {
@@ -103,24 +67,14 @@ func (t *Transport) Endpoints(topic string) []EndpointInfo {
 	for _, e := range t.remR {
 		add(&e.Data, t.remoteNodeLocked(e.GUID()), false, false, discovery.QoSOf(&e.Data))
 	}
-	slices.SortFunc(out, func(a, b EndpointInfo) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		if a.Publisher != b.Publisher {
-			if a.Publisher {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(a.GID[:], b.GID[:])
-	})
+	rmw.SortEndpoints(out)
 	return out
 }
 
 // Nodes lists the ROS nodes of this Transport (those that own an
 // endpoint) and of the discovered participants that publish
-// ros_discovery_info, sorted by namespace then name, without duplicates.
+// ros_discovery_info, sorted by namespace then name, without duplicates
+// and without enclaves.
 func (t *Transport) Nodes() []rmw.NodeInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -152,12 +106,7 @@ func (t *Transport) Nodes() []rmw.NodeInfo {
 			add(rmw.NodeInfo{Name: n.NodeName, Namespace: n.NodeNamespace})
 		}
 	}
-	slices.SortFunc(out, func(a, b rmw.NodeInfo) int {
-		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	rmw.SortNodes(out)
 	return out
 }
 

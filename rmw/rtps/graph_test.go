@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -29,7 +30,7 @@ func TestGraphQueries(t *testing.T) {
 		}
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
-		want := []TopicInfo{
+		want := []rmw.TopicInfo{
 			{Name: "/chatter", Type: "std_msgs/msg/String", Publishers: 1, Subscriptions: 1},
 			{Name: "/clock", Type: "rosgraph_msgs/msg/Clock", Publishers: 1},
 		}
@@ -142,6 +143,74 @@ func TestStashedHeartbeat(t *testing.T) {
 				if sm.ID == wire.SubmsgAckNack && sm.AckNack.WriterID == w.Entity && sm.AckNack.ReaderSNState.Contains(1) {
 					got = true
 				}
+			}
+		}
+	})
+}
+
+// TestGraphTypeHash: an endpoint announces the hash its options carry (or,
+// without one, the bundled hash of its type), each endpoint of a service
+// that of its own message type, and the graph reports what the endpoints
+// announced, local and remote.
+func TestGraphTypeHash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		a := newMem(t, nw, nil)
+		defer a.Close()
+		b := newMem(t, nw, nil)
+		defer b.Close()
+		node := rmw.NodeInfo{Name: "n", Namespace: "/"}
+		if _, err := a.NewPublisher(node, "/hashed", strType, bestEffort, rmw.EndpointOptions{TypeHash: testHash('1')}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.NewPublisher(node, "/unknown", "nosuch_msgs/msg/T", bestEffort, rmw.EndpointOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.NewSubscription(node, "/hashed", strType, bestEffort, func(rmw.Sample) {}, rmw.EndpointOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		srv, err := a.NewServiceServer(node, "/svc", "std_srvs/srv/SetBool_Request", "std_srvs/srv/SetBool_Response", rmw.ServicesDefaultQoS,
+			func(rmw.Request) {}, rmw.EndpointOptions{TypeHash: testHash('2'), RequestTypeHash: testHash('3'), ResponseTypeHash: testHash('4')})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"RIHS01_xyz", "RIHS01_" + strings.Repeat("A", 64), "typehash;"} {
+			if _, err := a.NewPublisher(node, "/bad", strType, bestEffort, rmw.EndpointOptions{TypeHash: bad}); err == nil {
+				t.Fatalf("publisher with type hash %q made", bad)
+			}
+			if _, err := a.NewServiceClient(node, "/bad", "std_srvs/srv/SetBool_Request", "std_srvs/srv/SetBool_Response", rmw.ServicesDefaultQoS,
+				func(rmw.Response) {}, rmw.EndpointOptions{ResponseTypeHash: bad}); err == nil {
+				t.Fatalf("client with type hash %q made", bad)
+			}
+		}
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		if !rmw.DiscoversPeers(a) {
+			t.Fatal("the DDS graph fills in through discovery")
+		}
+		stringHash := announcedTypeHash(endpointUserData(nil, "std_msgs::msg::dds_::String_", ""))
+		if stringHash == "" {
+			t.Fatal("no bundled hash of std_msgs/msg/String")
+		}
+		for _, tr := range []*Transport{a, b} {
+			eps := tr.Endpoints("/hashed")
+			if len(eps) != 2 || eps[0].TypeHash != testHash('1') || eps[1].TypeHash != stringHash {
+				t.Fatalf("endpoints %+v", eps)
+			}
+			if eps := tr.Endpoints("/unknown"); len(eps) != 1 || eps[0].TypeHash != "" {
+				t.Fatalf("endpoints %+v", eps)
+			}
+		}
+		s := srv.(*ServiceServer)
+		for _, c := range []struct {
+			ud   []byte
+			hash string
+		}{{s.req.ed.UserData, testHash('3')}, {s.resp.ed.UserData, testHash('4')}} {
+			if announcedTypeHash(c.ud) != c.hash {
+				t.Fatalf("service endpoint USER_DATA %q, want hash %s", c.ud, c.hash)
+			}
+			if id, ok := wire.UserDataValue(c.ud, "serviceid"); !ok || id != s.idTag {
+				t.Fatalf("service endpoint USER_DATA %q lost its serviceid", c.ud)
 			}
 		}
 	})

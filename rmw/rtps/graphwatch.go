@@ -2,7 +2,7 @@ package rtps
 
 import "github.com/nros-go/nros/rmw"
 
-var _ rmw.GraphNotifier = (*Transport)(nil)
+var _ rmw.Graph = (*Transport)(nil)
 
 // GraphChanged returns a channel that is closed at the next change of the
 // graph: a local endpoint created or closed, a remote endpoint or

@@ -196,6 +196,18 @@ func serviceNames(service, reqType, respType string) (rq, rr, rqType, rrType str
 	return
 }
 
+// serviceEndpointOptions splits a service's options into those of its
+// request and response endpoints: each announces the hash of its own
+// message type (as rmw_cyclonedds does), not the service type's.
+func serviceEndpointOptions(opts rmw.EndpointOptions) (req, resp rmw.EndpointOptions, err error) {
+	if err := rmw.CheckEndpointOptions(opts); err != nil {
+		return req, resp, err
+	}
+	req, resp = opts, opts
+	req.TypeHash, resp.TypeHash = opts.RequestTypeHash, opts.ResponseTypeHash
+	return req, resp, nil
+}
+
 // NewServiceServer creates the request reader and the response writer of
 // a service server and announces them (with serviceid USER_DATA).
 func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respType string, qos rmw.QoS, handle func(rmw.Request), opts rmw.EndpointOptions) (rmw.ServiceServer, error) {
@@ -205,6 +217,10 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 	}
 	if handle == nil {
 		return nil, fmt.Errorf("rtps: nil handler for service %q", service)
+	}
+	reqOpts, respOpts, err := serviceEndpointOptions(opts)
+	if err != nil {
+		return nil, err
 	}
 	s := &ServiceServer{t: t}
 	deliver := func(smp rmw.Sample) {
@@ -220,7 +236,7 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 	}
 	s.idTag = svcID(wire.GUID{Prefix: t.prefix, Entity: wire.NewEntityID(t.entitySeq+1, 0)})
 	t.nextUserData = []byte("serviceid=" + s.idTag + ";")
-	s.req, err = t.newSubscriptionLocked(node, rq, rqType, qos, deliver, opts, false)
+	s.req, err = t.newSubscriptionLocked(node, rq, rqType, qos, deliver, reqOpts, false)
 	if err != nil {
 		t.nextUserData = nil
 		t.mu.Unlock()
@@ -228,7 +244,7 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 	}
 	s.req.svc = t.requestSample
 	t.nextUserData = []byte("serviceid=" + s.idTag + ";")
-	s.resp, err = t.newPublisherLocked(node, service, rr, rrType, qos, opts, false)
+	s.resp, err = t.newPublisherLocked(node, service, rr, rrType, qos, respOpts, false)
 	t.nextUserData = nil
 	if err != nil {
 		t.mu.Unlock()
@@ -251,6 +267,10 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, service, reqType, respTy
 	if deliver == nil {
 		return nil, fmt.Errorf("rtps: nil deliver function for service %q", service)
 	}
+	reqOpts, respOpts, err := serviceEndpointOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	c := &ServiceClient{t: t}
 	recv := func(smp rmw.Sample) {
 		body, id, ok := splitTrailer(smp.Data)
@@ -265,14 +285,14 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, service, reqType, respTy
 	}
 	c.idTag = svcID(wire.GUID{Prefix: t.prefix, Entity: wire.NewEntityID(t.entitySeq+1, 0)})
 	t.nextUserData = []byte("clientid=" + c.idTag + ";")
-	c.req, err = t.newPublisherLocked(node, service, rq, rqType, qos, opts, false)
+	c.req, err = t.newPublisherLocked(node, service, rq, rqType, qos, reqOpts, false)
 	if err != nil {
 		t.nextUserData = nil
 		t.mu.Unlock()
 		return nil, err
 	}
 	t.nextUserData = []byte("clientid=" + c.idTag + ";")
-	c.resp, err = t.newSubscriptionLocked(node, rr, rrType, qos, recv, opts, false)
+	c.resp, err = t.newSubscriptionLocked(node, rr, rrType, qos, recv, respOpts, false)
 	t.nextUserData = nil
 	if err != nil {
 		t.mu.Unlock()
@@ -576,8 +596,6 @@ func (s *ServiceServer) SendResponse(id rmw.RequestID, data []byte) error {
 	})
 	return err
 }
-
-var _ rmw.ServiceGraph = (*Transport)(nil)
 
 // Services lists the services of the graph, local and discovered, from
 // their request topics (rq/...Request): a request reader is a server, a

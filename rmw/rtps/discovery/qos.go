@@ -12,7 +12,7 @@ import (
 // Policy names reported for matching failures that are not QoS policies of
 // rmw.Incompatibility.
 const (
-	PolicyType             = "TYPE"                // type names differ
+	PolicyType             = rmw.PolicyType        // type names differ
 	PolicyTopicKind        = "TOPIC_KIND"          // keyed vs keyless entity kinds
 	PolicyOwnership        = "OWNERSHIP"           // ownership kinds differ
 	PolicyDestinationOrder = "DESTINATION_ORDER"   // reader BY_SOURCE, writer BY_RECEPTION
