@@ -68,12 +68,13 @@ type Options struct {
 	Stats *bag.Stats
 
 	// OnMessage, when not nil, is called after each message is published,
-	// on the goroutine that plays (Run's or PlayDue's), with no lock of
-	// the Player's held. It must not call Run, PlayDue or Close.
+	// on the goroutine that published it (Run's, PlayDue's or PlayNext's),
+	// with no lock of the Player's held that the controls take. It must
+	// not call Run, PlayDue, PlayNext or Close.
 	OnMessage func(m bag.Message)
 	// OnClock, when not nil, is called likewise after each /clock sample,
 	// with the bag time it carried (ns) and the wall time since playback
-	// started (the first PlayDue), the start delay included.
+	// started (the first PlayDue or PlayNext), the start delay included.
 	OnClock func(t int64, elapsed time.Duration)
 	// OnLoop, when not nil, is called likewise when a new pass starts
 	// (Loop), with its number (1 for the first repetition).
@@ -107,7 +108,7 @@ type Status struct {
 // simtest.Sim.Play). The controls (Pause, Resume, TogglePaused,
 // IsPaused, SetRate, Rate, PlayNext, SeekTo, Status) are safe to call from
 // any goroutine at any time; Run wakes up for them at once, a PlayDue
-// caller sees them at its next call.
+// caller sees them at its next call (PlayNext publishes by itself).
 type Player struct {
 	clk       Clock
 	open      opener
@@ -131,7 +132,6 @@ type Player struct {
 	mu       sync.Mutex
 	tl       timeline
 	began    time.Time // wall time of the first PlayDue
-	credits  int       // play-next requests not served yet
 	seekTo   int64
 	seeking  bool
 	dirty    bool               // a control changed the state since PlayDue looked
@@ -143,8 +143,8 @@ type Player struct {
 
 	published atomic.Int64
 
-	// own is held by the goroutine that plays (PlayDue) and by Close; it
-	// guards cur.
+	// own is held by the goroutine that publishes (PlayDue, PlayNext) and
+	// by Close; it guards cur.
 	own  sync.Mutex
 	busy atomic.Bool
 	cur  *cursor
@@ -388,20 +388,16 @@ func (p *Player) step() (actionKind, time.Time, error) {
 		return actAgain, time.Time{}, nil
 	}
 	p.dirty = false
-	act, at := decide(&p.tl, h, p.credits > 0, now)
+	act, at := decide(&p.tl, h, now)
 	var sample int64
-	switch act {
-	case actTick:
+	if act == actTick {
 		sample = p.tl.tick(now)
-	case actNext:
-		p.credits--
-		p.tl.stepTo(now, h.time)
 	}
 	p.mu.Unlock()
 	switch act {
 	case actTick:
 		err = p.publishClock(sample, now)
-	case actPublish, actNext:
+	case actPublish:
 		err = p.publish(p.cur.take())
 	}
 	return act, at, err
@@ -512,12 +508,7 @@ func (p *Player) Pause() { p.setPaused(true) }
 func (p *Player) Resume() { p.setPaused(false) }
 
 func (p *Player) setPaused(paused bool) {
-	p.control(func(now time.Time) {
-		p.tl.setPaused(now, paused)
-		if !paused {
-			p.credits = 0
-		}
-	})
+	p.control(func(now time.Time) { p.tl.setPaused(now, paused) })
 }
 
 // TogglePaused pauses a playing Player and resumes a paused one; it
@@ -526,7 +517,6 @@ func (p *Player) TogglePaused() bool {
 	var paused bool
 	p.control(func(now time.Time) {
 		p.tl.setPaused(now, !p.tl.paused)
-		p.credits = 0
 		paused = p.tl.paused
 	})
 	return paused
@@ -555,19 +545,44 @@ func (p *Player) Rate() float64 {
 	return p.tl.rate
 }
 
-// PlayNext, while paused, publishes the next message at once (bag time
-// moves forward to it) and reports true; while playing it does nothing
-// and reports false, as rosbag2's play_next. Run publishes it right away;
-// a PlayDue caller at its next call.
+// PlayNext, while paused, publishes the next message at once, on the
+// calling goroutine (bag time moves forward to it), and reports true; it
+// reports false while playing or at the end of the bag, as rosbag2's
+// play_next. It waits for a PlayDue in progress to return.
 func (p *Player) PlayNext() bool {
-	ok := false
-	p.control(func(time.Time) {
-		if p.tl.paused {
-			p.credits++
-			ok = true
-		}
-	})
-	return ok
+	p.own.Lock()
+	defer p.own.Unlock()
+	if over, _ := p.prepare(); over || !p.IsPaused() {
+		return false
+	}
+	if err := p.seekIfAsked(); err != nil {
+		p.finish(err)
+		return false
+	}
+	h, err := p.cur.head()
+	if err != nil {
+		p.finish(err)
+		return false
+	}
+	if h.eof {
+		return false
+	}
+	now := p.clk.Now()
+	p.mu.Lock()
+	ok := p.tl.paused && !p.closed
+	if ok {
+		p.tl.stepTo(now, h.time)
+		p.touch()
+	}
+	p.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if err := p.publish(p.cur.take()); err != nil {
+		p.finish(err)
+		return false
+	}
+	return true
 }
 
 // SeekTo (rosbag2's seek; go vet keeps the name Seek for io.Seeker)

@@ -227,11 +227,12 @@ func TestPlayerPauseAndPlayNext(t *testing.T) {
 		if !p.IsPaused() || p.Status().Time != msgs[0].Time {
 			t.Fatalf("status %+v", p.Status())
 		}
-		if !p.PlayNext() || !p.PlayNext() { // the first message, then the second: bag time moves to it
-			t.Fatal("play next refused while paused")
+		for range 2 { // the first message, then the second: bag time moves to it
+			if !p.PlayNext() {
+				t.Fatal("play next refused while paused")
+			}
 		}
-		synctest.Wait()
-		pub := rec.messages()
+		pub := rec.messages() // published by PlayNext itself
 		if len(pub) != 2 || pub[1].t != msgs[1].Time || pub[1].wall != time.Second {
 			t.Fatalf("after play-next: %+v", pub)
 		}
@@ -310,6 +311,28 @@ func TestPlayerPlayDueAndClose(t *testing.T) {
 		time.Sleep(250 * time.Millisecond) // late: both remaining messages are due
 		if next, done, err = p.PlayDue(); err != nil || !done || !next.IsZero() || len(rec.messages()) != 3 {
 			t.Fatalf("second PlayDue: %v %v, %d published", done, err, len(rec.messages()))
+		}
+		if p.PlayNext() {
+			t.Fatal("play next after the end")
+		}
+
+		// Paused without /clock: PlayDue has nothing to wait for but a
+		// control; PlayNext publishes by itself, before or after the start,
+		// and reports false at the end of the bag.
+		p, rec = testPlayer(t, msgs, Options{StartPaused: true})
+		if !p.PlayNext() || len(rec.messages()) != 1 {
+			t.Fatal("play next before the start")
+		}
+		if next, done, err := p.PlayDue(); err != nil || done || !next.IsZero() {
+			t.Fatalf("paused PlayDue: %v %v %v", next, done, err)
+		}
+		for i, want := range []bool{true, true, false} {
+			if p.PlayNext() != want {
+				t.Fatalf("play next %d: not %v", i, want)
+			}
+		}
+		if st := p.Status(); st.Published != 3 || st.Time != msgs[2].Time || st.Done {
+			t.Fatalf("status %+v", st)
 		}
 		if _, done, err = p.PlayDue(); !done || err != nil {
 			t.Fatalf("after the end: %v %v", done, err)

@@ -130,7 +130,6 @@ const (
 	actWait    actionKind = iota // nothing is due: wait until action.at (zero: for a control)
 	actTick                      // publish a /clock sample
 	actPublish                   // publish the message at the head, which is due
-	actNext                      // publish the message at the head now (play-next while paused)
 	actEnd                       // the pass is over
 	actAgain                     // look again (the player's own: a seek came meanwhile)
 )
@@ -142,12 +141,11 @@ type head struct {
 	eof  bool
 }
 
-// decide is the scheduler: given the timeline, the head of the pass,
-// whether a play-next is pending, and the wall time now, it says what to
-// do next. Due events go out in wall-time order (a /clock sample before a
+// decide is the scheduler: given the timeline, the head of the pass and
+// the wall time now, it says what to do next. Due events go out in wall-time order (a /clock sample before a
 // message due at the same instant); the end of the pass comes right after
 // its last message.
-func decide(t *timeline, h head, playNext bool, now time.Time) (actionKind, time.Time) {
+func decide(t *timeline, h head, now time.Time) (actionKind, time.Time) {
 	if h.eof {
 		return actEnd, time.Time{}
 	}
@@ -157,9 +155,6 @@ func decide(t *timeline, h head, playNext bool, now time.Time) (actionKind, time
 	}
 	if t.period > 0 && !now.Before(t.nextTick) && (msgAt.IsZero() || !msgAt.Before(t.nextTick)) {
 		return actTick, time.Time{}
-	}
-	if playNext && t.paused {
-		return actNext, time.Time{}
 	}
 	if !msgAt.IsZero() && !now.Before(msgAt) {
 		return actPublish, time.Time{}

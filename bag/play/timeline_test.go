@@ -32,30 +32,27 @@ func TestDecide(t *testing.T) {
 		return tl
 	}
 	for _, c := range []struct {
-		name     string
-		tl       timeline
-		h        head
-		playNext bool
-		now      time.Duration
-		act      actionKind
-		at       time.Duration // actWait: -1 for none
+		name string
+		tl   timeline
+		h    head
+		now  time.Duration
+		act  actionKind
+		at   time.Duration // actWait: -1 for none
 	}{
-		{"message due (rate 2: bag +10 ms at wall +5 ms)", playing(), head{time: b0 + 10e6}, false, ms(5), actPublish, 0},
-		{"message not yet due, tick later", playing(), head{time: b0 + 16e6}, false, ms(5), actWait, ms(8)},
-		{"tick first when both are due", playing(), head{time: b0 + 20e6}, false, ms(12), actTick, 0},
-		{"earlier message before a due tick", playing(), head{time: b0 + 10e6}, false, ms(12), actPublish, 0},
-		{"tick due before the message", playing(), head{time: b0 + 40e6}, false, ms(10), actTick, 0},
-		{"wait for the tick", playing(), head{time: b0 + 40e6}, false, ms(3), actWait, ms(10)},
-		{"end of pass at once", playing(), head{eof: true}, false, ms(3), actEnd, 0},
-		{"paused: ticks go on", paused(), head{time: b0}, false, ms(10), actTick, 0},
-		{"paused: wait for the tick only", paused(), head{time: b0}, false, ms(3), actWait, ms(10)},
-		{"paused: play next", paused(), head{time: b0 + 1e9}, true, ms(3), actNext, 0},
-		{"play next ignored while playing", playing(), head{time: b0 + 1e9}, true, ms(3), actWait, ms(10)},
-		{"paused, no clock: wait for a control", func() timeline { tl := noClock(); tl.paused = true; return tl }(), head{time: b0}, false, ms(3), actWait, -1},
-		{"no clock: wait for the message", noClock(), head{time: b0 + 1e9}, false, ms(3), actWait, ms(500)},
+		{"message due (rate 2: bag +10 ms at wall +5 ms)", playing(), head{time: b0 + 10e6}, ms(5), actPublish, 0},
+		{"message not yet due, tick later", playing(), head{time: b0 + 16e6}, ms(5), actWait, ms(8)},
+		{"tick first when both are due", playing(), head{time: b0 + 20e6}, ms(12), actTick, 0},
+		{"earlier message before a due tick", playing(), head{time: b0 + 10e6}, ms(12), actPublish, 0},
+		{"tick due before the message", playing(), head{time: b0 + 40e6}, ms(10), actTick, 0},
+		{"wait for the tick", playing(), head{time: b0 + 40e6}, ms(3), actWait, ms(10)},
+		{"end of pass at once", playing(), head{eof: true}, ms(3), actEnd, 0},
+		{"paused: ticks go on", paused(), head{time: b0}, ms(10), actTick, 0},
+		{"paused: wait for the tick only", paused(), head{time: b0}, ms(3), actWait, ms(10)},
+		{"paused, no clock: wait for a control", func() timeline { tl := noClock(); tl.paused = true; return tl }(), head{time: b0}, ms(3), actWait, -1},
+		{"no clock: wait for the message", noClock(), head{time: b0 + 1e9}, ms(3), actWait, ms(500)},
 	} {
 		tl := c.tl
-		act, at := decide(&tl, c.h, c.playNext, w0.Add(c.now))
+		act, at := decide(&tl, c.h, w0.Add(c.now))
 		if act != c.act {
 			t.Errorf("%s: action %d, want %d", c.name, act, c.act)
 			continue
