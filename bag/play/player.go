@@ -272,7 +272,8 @@ func (p *Player) Run(ctx context.Context) error {
 }
 
 // wait sleeps until next (zero: until a control) or a control, whichever
-// comes first; it returns ctx's error when ctx ends.
+// comes first; it returns ctx's error when ctx ends, and the clock's when
+// it cannot wait.
 func (p *Player) wait(ctx context.Context, next time.Time) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -283,15 +284,19 @@ func (p *Player) wait(ctx context.Context, next time.Time) error {
 	}
 	p.wake = cancel
 	p.mu.Unlock()
+	var err error
 	if next.IsZero() {
 		<-wctx.Done()
-	} else {
-		p.clk.SleepUntil(wctx, next)
+	} else if err = p.clk.SleepUntil(wctx, next); wctx.Err() != nil {
+		err = nil // woken by a control, or ctx ended (below)
 	}
 	p.mu.Lock()
 	p.wake = nil
 	p.mu.Unlock()
-	return ctx.Err()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err // the clock cannot wait
 }
 
 // touch records a change of the controls and wakes Run. Call with mu held.
