@@ -42,7 +42,8 @@ type Options struct {
 	// Loop plays the bag again and again: bag time (and /clock) jumps
 	// back to the start on each pass.
 	Loop bool
-	// StartPaused starts paused (Resume, TogglePaused or PlayNext go on).
+	// StartPaused starts paused (Resume or TogglePaused go on, PlayNext
+	// steps).
 	StartPaused bool
 	// StartOffset starts playback this far into the bag.
 	StartOffset time.Duration
