@@ -141,6 +141,8 @@ type Sim struct {
 	buf    []byte
 
 	pubs map[string]any // topic -> *nros.Publisher[T]
+
+	played []*played // Play's
 }
 
 // New makes a world for t; a failure in any step fails t, and the world is
@@ -267,7 +269,7 @@ func (s *Sim) StopClock() {
 func (s *Sim) Advance(d time.Duration) {
 	s.t.Helper()
 	for d > 0 {
-		step := min(d, s.cfg.period)
+		step := min(d, s.cfg.period, s.untilPlayed())
 		d -= step
 		s.mu.Lock()
 		s.steady += int64(step)
@@ -276,6 +278,7 @@ func (s *Sim) Advance(d time.Duration) {
 		}
 		s.mu.Unlock()
 		s.publishClock()
+		s.playDue()
 		s.RunUntilIdle()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -13,17 +14,12 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/bag"
+	"github.com/nros-go/nros/bag/play"
 	"github.com/nros-go/nros/internal/timeline"
-	"github.com/nros-go/nros/msg"
-	"github.com/nros-go/nros/msg/rosgraph_msgs"
-	"github.com/nros-go/nros/rmw"
 )
 
 // defaultClockHz is the /clock rate of a bare --clock, as rosbag2.
 const defaultClockHz = 40
-
-// clockType is the ROS type of /clock.
-const clockType = "rosgraph_msgs/msg/Clock"
 
 // playArgs is the command line of bag play after the list flags are taken
 // out (the flag package has no optional values and no multi-value flags).
@@ -105,80 +101,41 @@ func (pa *playArgs) takePathFromLists() string {
 	return ""
 }
 
-// playbackQoS chooses the QoS to replay a topic with from the profiles its
-// publishers offered when it was recorded (rosbag2's rule: their
-// reliability and durability when they all agree, the default profile
-// otherwise; keep last, with the recorded depth when known).
-func playbackQoS(profiles []bag.QoSProfile) rmw.QoS {
-	q := nros.DefaultQoS()
-	if len(profiles) == 0 {
-		return q
-	}
-	rel, dur := profiles[0].Reliability, profiles[0].Durability
-	life := profiles[0].Lifespan
-	depth := 0
-	for _, p := range profiles {
-		if p.Reliability != rel {
-			rel = ""
-		}
-		if p.Durability != dur {
-			dur = ""
-		}
-		if p.Lifespan != life {
-			life = 0
-		}
-		if p.History == "keep_last" {
-			depth = max(depth, p.Depth)
-		}
-	}
-	switch rel {
-	case "best_effort":
-		q.Reliability = rmw.BestEffort
-	case "reliable":
-		q.Reliability = rmw.Reliable
-	}
-	switch dur {
-	case "transient_local":
-		q.Durability = rmw.TransientLocal
-	case "volatile":
-		q.Durability = rmw.Volatile
-	}
-	if depth > 0 {
-		q.Depth = depth
-	}
-	q.Lifespan = life
-	return q
+// playCommand is a parsed `nros bag play` command line.
+type playCommand struct {
+	path    string
+	opts    play.Options // the settings; hooks and stats come later
+	clockHz float64
+	svg     string
+	quiet   bool
 }
 
-// bagPlay is `nros bag play`.
-func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
-	const prog = "nros bag play"
-	c, rest, err := e.newCommandContext(prog, args)
-	if err != nil {
-		return usageError{err.Error()}
-	}
-	defer c.Shutdown()
+// parsePlay parses the command line of `nros bag play` (ROS arguments
+// taken out).
+func parsePlay(prog string, rest []string, stdout io.Writer) (*playCommand, error) {
 	pa := splitPlayArgs(rest)
 	fs := newFlagSet(prog, "nros bag play PATH [--clock [HZ]] [--rate R] [--loop] [--start-paused] [--start-offset S]\n"+
 		"       [--topics T...] [--exclude-topics T...] [--remap FROM:=TO...] [--delay S] [--read-ahead-queue-size N] [--ros-args ...]")
-	clockHz := fs.Float64("clock", 0, "publish /clock at this rate in Hz (a bare --clock: 40)")
-	rate := fs.Float64("rate", 1, "playback rate (2: twice as fast)")
-	fs.Float64Var(rate, "r", 1, "short for --rate")
-	loop := fs.Bool("loop", false, "play the bag again and again; ROS time jumps back to the start each time")
-	fs.BoolVar(loop, "l", false, "short for --loop")
-	startPaused := fs.Bool("start-paused", false, "start paused (space resumes, on a terminal)")
+	pc := &playCommand{}
+	o := &pc.opts
+	fs.Float64Var(&pc.clockHz, "clock", 0, "publish /clock at this rate in Hz (a bare --clock: 40)")
+	fs.Float64Var(&o.Rate, "rate", 1, "playback rate (2: twice as fast)")
+	fs.Float64Var(&o.Rate, "r", 1, "short for --rate")
+	fs.BoolVar(&o.Loop, "loop", false, "play the bag again and again; ROS time jumps back to the start each time")
+	fs.BoolVar(&o.Loop, "l", false, "short for --loop")
+	fs.BoolVar(&o.StartPaused, "start-paused", false, "start paused (space resumes, on a terminal)")
 	startOffset := fs.Float64("start-offset", 0, "start this many seconds after the bag's beginning")
 	delay := fs.Float64("delay", 0, "wait this many seconds (wall time) before playing; /clock does not advance")
-	svgPath := fs.String("svg", "", "with --clock: write the published /clock against wall time as a picture (SVG) to this file")
+	fs.StringVar(&pc.svg, "svg", "", "with --clock: write the published /clock against wall time as a picture (SVG) to this file")
 	fs.Float64Var(delay, "d", 0, "short for --delay")
-	queue := fs.Int("read-ahead-queue-size", 1000, "messages read ahead of playback")
-	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	fs.IntVar(&o.ReadAhead, "read-ahead-queue-size", play.DefaultReadAhead, "messages read ahead of playback")
+	fs.BoolVar(&pc.quiet, "quiet", false, "print nothing but errors")
 	fs.Var(new(listUsage), "topics", "play only these topics (one or more values)")
 	fs.Var(new(listUsage), "exclude-topics", "do not play these topics (one or more values)")
 	fs.Var(new(listUsage), "remap", "FROM:=TO rename a topic (one or more values)")
 	pos, err := parseInterspersed(fs, pa.flags)
 	if err != nil {
-		return flagError(fs, err, e.stdout)
+		return nil, flagError(fs, err, stdout)
 	}
 	if len(pos) == 0 && pa.listed {
 		if p := pa.takePathFromLists(); p != "" {
@@ -186,28 +143,63 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 		}
 	}
 	if len(pos) != 1 {
-		return usagef("want one PATH, got %d arguments", len(pos))
+		return nil, usagef("want one PATH, got %d arguments", len(pos))
 	}
-	switch {
-	case !(*rate > 0) || math.IsInf(*rate, 0):
+	pc.path = pos[0]
+	if err := checkPlayFlags(pc, *startOffset, *delay); err != nil {
+		return nil, err
+	}
+	o.ClockRate = pc.clockHz
+	o.StartOffset, o.Delay = time.Duration(*startOffset*1e9), time.Duration(*delay*1e9)
+	o.Topics, o.Exclude = pa.topics, pa.exclude
+	o.Remap, err = parseRemaps(pa.remaps)
+	return pc, err
+}
+
+// checkPlayFlags rejects values out of range.
+func checkPlayFlags(pc *playCommand, startOffset, delay float64) error {
+	switch o := &pc.opts; {
+	case !(o.Rate > 0) || math.IsInf(o.Rate, 0):
 		return usagef("--rate must be positive")
-	case *clockHz < 0 || math.IsInf(*clockHz, 0) || *clockHz > 1e6:
+	case pc.clockHz < 0 || math.IsInf(pc.clockHz, 0) || pc.clockHz > play.MaxClockRate:
 		return usagef("--clock must be in (0, 1e6] Hz")
-	case *startOffset < 0 || *delay < 0 || math.IsInf(*startOffset, 0) || math.IsInf(*delay, 0):
+	case startOffset < 0 || delay < 0 || math.IsInf(startOffset, 0) || math.IsInf(delay, 0):
 		return usagef("--start-offset and --delay must not be negative")
-	case *queue < 1:
+	case o.ReadAhead < 1:
 		return usagef("--read-ahead-queue-size must be at least 1")
+	case pc.svg != "" && pc.clockHz <= 0:
+		return usagef("--svg %q: draws the published /clock, so it needs --clock", pc.svg)
 	}
-	remap := map[string]string{}
-	for _, r := range pa.remaps {
+	return nil
+}
+
+// parseRemaps reads FROM:=TO values.
+func parseRemaps(remaps []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, r := range remaps {
 		from, to, ok := strings.Cut(r, ":=")
 		if !ok || from == "" || to == "" {
-			return usagef("--remap %q: want FROM:=TO", r)
+			return nil, usagef("--remap %q: want FROM:=TO", r)
 		}
-		remap[from] = to
+		m[from] = to
 	}
+	return m, nil
+}
 
-	b, err := bag.Open(pos[0])
+// bagPlay is `nros bag play`: a command line around a play.Player, with
+// rosbag2's player services and, on a terminal, keys and a progress line.
+func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
+	const prog = "nros bag play"
+	c, rest, err := e.newCommandContext(prog, args)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	defer c.Shutdown()
+	pc, err := parsePlay(prog, rest, e.stdout)
+	if err != nil {
+		return err
+	}
+	b, err := bag.Open(pc.path)
 	if err != nil {
 		return err
 	}
@@ -221,156 +213,102 @@ func (e *cliEnv) bagPlay(ctx context.Context, args []string) error {
 		return err
 	}
 	defer node.Close()
-	info := rmw.NodeInfo{Name: node.Name(), Namespace: node.Namespace(), Enclave: "/"}
-	tr := c.Transport()
-
-	// The topics to play, their names after remapping, and a publisher each.
-	inSet := func(set []string, t *bag.Topic, full string) bool {
-		for _, s := range set {
-			if s == t.Name || s == full || "/"+strings.TrimPrefix(s, "/") == full {
-				return true
-			}
+	for _, to := range pc.opts.Remap {
+		if _, err := node.ResolveTopicName(to); err != nil {
+			return usagef("--remap: %v", err)
 		}
-		return false
 	}
-	clockTopic, err := node.ResolveTopicName(nros.DefaultClockTopic)
+	pc.opts.Stats = st
+	if err := e.playBag(ctx, c, node, b, pc); err != nil {
+		return err
+	}
+	return statErr
+}
+
+// playRun is one run of `nros bag play`: what it prints and draws.
+type playRun struct {
+	e     *cliEnv
+	pc    *playCommand
+	logf  func(format string, a ...any)
+	tl    *timeline.Timeline // the SVG's, nil without --svg
+	bytes int64
+}
+
+// playBag plays b from node with the command's settings.
+func (e *cliEnv) playBag(ctx context.Context, c *nros.Context, node *nros.Node, b *bag.Bag, pc *playCommand) error {
+	r := &playRun{e: e, pc: pc, logf: func(string, ...any) {}}
+	if !pc.quiet {
+		r.logf = func(format string, a ...any) { fmt.Fprintf(e.stdout, format+"\n", a...) }
+	}
+	if pc.svg != "" {
+		r.tl = &timeline.Timeline{}
+	}
+	st := pc.opts.Stats
+	playStart := st.Start + int64(pc.opts.StartOffset)
+	opts := pc.opts
+	opts.OnMessage = func(m bag.Message) { r.bytes += int64(len(m.Data)) }
+	opts.OnClock = func(t int64, elapsed time.Duration) { r.tl.Add(timeline.Clock, elapsed, t) }
+	opts.OnLoop = func(n int) { r.logf("loop %d: back to %s", n, formatSeconds(playStart)) }
+	p, err := play.New(node, b, opts)
 	if err != nil {
 		return err
 	}
-	type out struct {
-		pub  rmw.Publisher
-		name string
-	}
-	pubs := map[*bag.Topic]*out{}
-	var skipped []string
-	for _, t := range b.Topics() {
-		full, err := node.ResolveTopicName(t.Name)
-		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%s (%v)", t.Name, err))
-			continue
-		}
-		if len(pa.topics) > 0 && !inSet(pa.topics, t, full) || inSet(pa.exclude, t, full) {
-			continue
-		}
-		if *clockHz > 0 && full == clockTopic && t.Type == clockType {
-			// rosbag2: with --clock, the recorded /clock is not replayed.
-			fmt.Fprintf(e.stdout, "not replaying the recorded %s: --clock publishes it\n", full)
-			continue
-		}
-		if to, ok := remap[t.Name]; ok {
-			full = to
-		} else if to, ok := remap[full]; ok {
-			full = to
-		}
-		if full, err = node.ResolveTopicName(full); err != nil {
-			return usagef("--remap: %v", err)
-		}
-		if t.SerializationFormat != "" && t.SerializationFormat != "cdr" {
-			skipped = append(skipped, fmt.Sprintf("%s (serialization format %q)", t.Name, t.SerializationFormat))
-			continue
-		}
-		pub, err := tr.NewPublisher(info, full, t.Type, playbackQoS(t.OfferedQoSProfiles), rmw.EndpointOptions{})
-		if err != nil {
-			return fmt.Errorf("publisher on %s: %w", full, err)
-		}
-		defer pub.Close()
-		pubs[t] = &out{pub, full}
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(e.stderr, "%s: not playing %s\n", prog, s)
-	}
-	var clockPub rmw.Publisher
-	if *clockHz > 0 {
-		if clockPub, err = tr.NewPublisher(info, clockTopic, clockType, nros.ClockQoS(), rmw.EndpointOptions{}); err != nil {
-			return fmt.Errorf("publisher on %s: %w", clockTopic, err)
-		}
-		defer clockPub.Close()
-	}
+	defer p.Close()
+	r.reportSkipped(p)
 	if st.MessageCount == 0 {
-		fmt.Fprintf(e.stdout, "%s holds no messages: nothing to play\n", pos[0])
-		return statErr
+		fmt.Fprintf(e.stdout, "%s holds no messages: nothing to play\n", pc.path)
+		return nil
 	}
-
-	var clockMsg rosgraph_msgs.Clock
-	var clockBuf []byte
-	var tl *timeline.Timeline
-	if *svgPath != "" {
-		if *clockHz <= 0 {
-			return usagef("--svg %q: draws the published /clock, so it needs --clock", *svgPath)
-		}
-		tl = &timeline.Timeline{}
-	}
-	var playStart time.Time
-	p := &player{
-		start: st.Start, end: st.End,
-		open: func(start int64) (playerSource, error) {
-			return b.Messages(bag.ReadOptions{Start: start, Topics: func(t *bag.Topic) bool { return pubs[t] != nil }})
-		},
-		publish: func(m bag.Message) error {
-			if o := pubs[m.Topic]; o != nil {
-				return o.pub.Publish(m.Data)
-			}
-			return nil
-		},
-		publishClock: func(t int64) error {
-			sec, nsec, err := nros.TimeFromNanoseconds(t).SecNanosec()
-			if err != nil {
-				return err
-			}
-			clockMsg.Clock.Sec, clockMsg.Clock.Nanosec = sec, nsec
-			clockBuf = msg.Marshal(&clockMsg, true, clockBuf[:0])
-			tl.Add(timeline.Clock, time.Since(playStart), t)
-			return clockPub.Publish(clockBuf)
-		},
-		rate:        *rate,
-		loop:        *loop,
-		startPaused: *startPaused,
-		startOffset: int64(*startOffset * 1e9),
-		delay:       time.Duration(*delay * 1e9),
-		queueSize:   *queue,
-	}
-	if *clockHz > 0 {
-		p.clockPeriod = time.Duration(float64(time.Second) / *clockHz)
-	}
-	if !*quiet {
-		p.logf = func(format string, a ...any) { fmt.Fprintf(e.stdout, format+"\n", a...) }
+	if !pc.quiet {
 		fmt.Fprintf(e.stdout, "playing %s: %d messages on %d topics over %ss, at rate %g\n",
-			pos[0], st.MessageCount, len(pubs), formatSeconds(st.Duration()), *rate)
+			pc.path, st.MessageCount, len(p.Topics()), formatSeconds(st.Duration()), opts.Rate)
 	}
-	reqs, stopServices, err := playerServices(ctx, c, node)
+	stopServices, err := playerServices(ctx, c, node, p)
 	if err != nil {
 		return fmt.Errorf("player services: %w", err)
 	}
 	defer stopServices()
-	p.requests = reqs
-	detach := sync.OnceFunc(e.attachTerminal(p))
+	return r.run(ctx, p)
+}
+
+// reportSkipped says which recorded topics do not play.
+func (r *playRun) reportSkipped(p *play.Player) {
+	for _, s := range p.Skipped() {
+		if errors.Is(s.Err, play.ErrClockReplaced) {
+			fmt.Fprintf(r.e.stdout, "not replaying the recorded %s: --clock publishes it\n", s.Topic.Name)
+		} else {
+			fmt.Fprintf(r.e.stderr, "nros bag play: not playing %s (%v)\n", s.Topic.Name, s.Err)
+		}
+	}
+}
+
+// run plays until the bag ends, an interrupt or the quit key, then writes
+// the SVG and the summary.
+func (r *playRun) run(ctx context.Context, p *play.Player) error {
+	runCtx, quit := context.WithCancel(ctx)
+	defer quit()
+	detach := sync.OnceFunc(r.e.attachTerminal(p, quit, &r.logf))
 	defer detach()
-	var bytes int64
-	publish := p.publish
-	p.publish = func(m bag.Message) error {
-		bytes += int64(len(m.Data))
-		return publish(m)
+	if r.pc.opts.StartPaused {
+		r.logf("paused at start (space resumes)")
 	}
 	t0 := time.Now()
-	playStart = t0
-	n, err := p.Run(ctx)
+	err := p.Run(runCtx)
+	if runCtx.Err() != nil && errors.Is(err, runCtx.Err()) {
+		err = nil // an interrupt or the quit key
+	}
 	detach()
-	if tl != nil {
-		title := fmt.Sprintf("nros bag play %s --clock %g --rate %g: ROS time against wall time", pos[0], *clockHz, *rate)
-		if werr := writeSVGFile(*svgPath, tl, title, []timeline.Span{{Label: "play"}}, time.Since(t0)); werr != nil && err == nil {
+	if r.tl != nil {
+		title := fmt.Sprintf("nros bag play %s --clock %g --rate %g: ROS time against wall time", r.pc.path, r.pc.clockHz, r.pc.opts.Rate)
+		if werr := writeSVGFile(r.pc.svg, r.tl, title, []timeline.Span{{Label: "play"}}, time.Since(t0)); werr != nil && err == nil {
 			err = werr
 		}
 	}
-	if errors.Is(err, errQuit) {
-		err = nil
-	}
-	if !*quiet {
+	if !r.pc.quiet {
+		n := p.Status().Published
 		d := time.Since(t0).Seconds()
-		fmt.Fprintf(e.stdout, "done: %d messages published (%.1f MB) in %.3f s: %.0f messages/s, %.1f MB/s\n",
-			n, float64(bytes)/1e6, d, float64(n)/d, float64(bytes)/1e6/d)
-	}
-	if err == nil {
-		err = statErr
+		fmt.Fprintf(r.e.stdout, "done: %d messages published (%.1f MB) in %.3f s: %.0f messages/s, %.1f MB/s\n",
+			n, float64(r.bytes)/1e6, d, float64(n)/d, float64(r.bytes)/1e6/d)
 	}
 	return err
 }

@@ -7,13 +7,26 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/nros-go/nros/bag/play"
+)
+
+// keyCmd is what a key asks of the player.
+type keyCmd int
+
+const (
+	cmdTogglePause keyCmd = iota + 1
+	cmdPlayNext
+	cmdFaster // rate +10 %
+	cmdSlower // rate -10 %
+	cmdQuit
 )
 
 // keyCommand maps what a terminal sends for a key to a player command:
 // space pause/resume, → play next, ↑/↓ rate ±10 %, q quit. It returns the
 // command and how many bytes it used (0: need more bytes; a command of 0:
 // an unknown key).
-func keyCommand(b []byte) (playerCommand, int) {
+func keyCommand(b []byte) (keyCmd, int) {
 	if len(b) == 0 {
 		return 0, 0
 	}
@@ -60,13 +73,31 @@ func formatProgress(start, end, now int64, paused bool, rate float64, width int)
 		formatSeconds(now-start), formatSeconds(end-start), formatSeconds(now), rate)
 }
 
+// apply carries out a key's command on p; quit ends playback.
+func (c keyCmd) apply(p *play.Player, quit func()) {
+	switch c {
+	case cmdTogglePause:
+		p.TogglePaused()
+	case cmdPlayNext:
+		p.PlayNext()
+	case cmdFaster:
+		p.SetRate(p.Rate() * 1.1)
+	case cmdSlower:
+		p.SetRate(p.Rate() / 1.1)
+	case cmdQuit:
+		quit()
+	}
+}
+
 // attachTerminal gives the player terminal controls when `nros bag play`
 // runs on one: keys on stdin (the terminal is put in non-canonical,
 // no-echo mode and restored on return; Ctrl-C still interrupts) and a
-// progress line on stdout, redrawn ten times a second. Off a terminal it
-// does nothing: the player prints plain log lines. It returns a function
-// that detaches everything.
-func (e *cliEnv) attachTerminal(p *player) func() {
+// progress line on stdout, redrawn ten times a second from the player's
+// Status. The quit key calls quit. Off a terminal it does nothing: the
+// player prints plain log lines. *logf is wrapped so that a log line
+// clears the progress line first. It returns a function that detaches
+// everything.
+func (e *cliEnv) attachTerminal(p *play.Player, quit func(), logf *func(string, ...any)) func() {
 	out, ok := e.stdout.(*os.File)
 	if !ok || out != os.Stdout || !isTerminal(os.Stdin.Fd()) || !isTerminal(os.Stdout.Fd()) {
 		return func() {}
@@ -75,55 +106,22 @@ func (e *cliEnv) attachTerminal(p *player) func() {
 	if !ok {
 		return func() {}
 	}
-	cmds := make(chan playerCommand, 16)
-	p.commands = cmds
-	go func() {
-		buf := make([]byte, 0, 16)
-		tmp := make([]byte, 16)
-		for {
-			n, err := os.Stdin.Read(tmp)
-			if err != nil {
-				return
-			}
-			buf = append(buf, tmp[:n]...)
-			for len(buf) > 0 {
-				c, used := keyCommand(buf)
-				if used == 0 {
-					break
-				}
-				buf = buf[used:]
-				if c != 0 {
-					select {
-					case cmds <- c:
-					default:
-					}
-				}
-			}
-		}
-	}()
+	go readKeys(os.Stdin, func(c keyCmd) { c.apply(p, quit) })
 
-	// The progress line: the player reports its state; a ticker draws.
-	var mu sync.Mutex
-	now, paused, rate := p.start+p.startOffset, p.startPaused, p.rate
-	p.onState = func(t int64, ps bool, r float64) {
+	var mu sync.Mutex // one writer of the terminal at a time
+	draw := func() {
+		st := p.Status()
+		line := formatProgress(st.Start, st.End, st.Time, st.Paused, st.Rate, 30)
 		mu.Lock()
-		now, paused, rate = t, ps, r
+		fmt.Fprintf(out, "\r%s\x1b[K", line)
 		mu.Unlock()
 	}
-	logf := p.logf
-	draw := func(w io.Writer) {
-		mu.Lock()
-		line := formatProgress(p.start, p.end, now, paused, rate, 30)
-		mu.Unlock()
-		fmt.Fprintf(w, "\r%s\x1b[K", line)
-	}
-	p.logf = func(format string, a ...any) {
+	inner := *logf
+	*logf = func(format string, a ...any) {
 		mu.Lock()
 		fmt.Fprint(out, "\r\x1b[K")
 		mu.Unlock()
-		if logf != nil {
-			logf(format, a...)
-		}
+		inner(format, a...)
 	}
 	stop := make(chan struct{})
 	drawn := make(chan struct{})
@@ -134,11 +132,11 @@ func (e *cliEnv) attachTerminal(p *player) func() {
 		for {
 			select {
 			case <-stop:
-				draw(out)
+				draw()
 				fmt.Fprintln(out)
 				return
 			case <-t.C:
-				draw(out)
+				draw()
 			}
 		}
 	}()
@@ -147,5 +145,28 @@ func (e *cliEnv) attachTerminal(p *player) func() {
 		close(stop)
 		<-drawn
 		restore()
+	}
+}
+
+// readKeys turns what r sends into key commands for do, until r fails.
+func readKeys(r io.Reader, do func(keyCmd)) {
+	buf := make([]byte, 0, 16)
+	tmp := make([]byte, 16)
+	for {
+		n, err := r.Read(tmp)
+		if err != nil {
+			return
+		}
+		buf = append(buf, tmp[:n]...)
+		for len(buf) > 0 {
+			c, used := keyCommand(buf)
+			if used == 0 {
+				break
+			}
+			buf = buf[used:]
+			if c != 0 {
+				do(c)
+			}
+		}
 	}
 }
