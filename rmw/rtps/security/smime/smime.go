@@ -65,7 +65,7 @@ type signedData struct {
 	ContentInfo      contentInfo
 	Certificates     asn1.RawValue `asn1:"optional,tag:0"`
 	CRLs             asn1.RawValue `asn1:"optional,tag:1"`
-	SignerInfos      []signerInfo `asn1:"set"`
+	SignerInfos      []signerInfo  `asn1:"set"`
 }
 
 type issuerAndSerial struct {
