@@ -142,3 +142,35 @@ func ParticipantGUIDFromPData(b []byte) (GUID, error) {
 	}
 	return GUID{}, fmt.Errorf("%w: c.pdata has no PID_PARTICIPANT_GUID", ErrBadToken)
 }
+
+// NewStatelessMessage builds a DCPSParticipantStatelessMessage sample the
+// way Cyclone DDS and Fast DDS do: message_identity is the local stateless
+// writer's GUID and seq (the sample's sequence number), related is the
+// identity of the message answered (zero for a Request or an AuthRequest),
+// the destination participant GUID is the remote participant, destination
+// and source endpoint GUIDs are zero, and message_data is the one token.
+// class is GMClassAuth, or GMClassAuthRequest for an AuthRequest token.
+func NewStatelessMessage(local, remote GUIDPrefix, seq int64, related MessageIdentity, class string, tok token.DataHolder) *GenericMessage {
+	return &GenericMessage{
+		MessageIdentity:        MessageIdentity{Source: MakeGUID(local, EntityStatelessMessageWriter), Seq: seq},
+		RelatedMessageIdentity: related,
+		DestinationParticipant: MakeGUID(remote, EntityParticipant),
+		ClassID:                class,
+		Data:                   []token.DataHolder{tok},
+	}
+}
+
+// Token returns the one token of a stateless message of class
+// GMClassAuth or GMClassAuthRequest addressed to the participant local.
+func (m *GenericMessage) Token(local GUIDPrefix) (*token.DataHolder, error) {
+	if m.ClassID != GMClassAuth && m.ClassID != GMClassAuthRequest {
+		return nil, fmt.Errorf("%w: stateless message class %q", ErrBadToken, m.ClassID)
+	}
+	if m.DestinationParticipant != MakeGUID(local, EntityParticipant) {
+		return nil, fmt.Errorf("%w: stateless message for participant %x", ErrBadToken, m.DestinationParticipant[:])
+	}
+	if len(m.Data) != 1 {
+		return nil, fmt.Errorf("%w: stateless message with %d tokens", ErrBadToken, len(m.Data))
+	}
+	return &m.Data[0], nil
+}
