@@ -1,5 +1,10 @@
 package access
 
+import (
+	"encoding/binary"
+	"fmt"
+)
+
 // Attribute mask bits of PID_PARTICIPANT_SECURITY_INFO (0x1005) and
 // PID_ENDPOINT_SECURITY_INFO (0x1004), DDS Security 1.1 §7.4.1.5/§7.4.1.6
 // and §9.4.2.4/§9.4.2.5 for the builtin plugins.
@@ -154,4 +159,71 @@ func (r *DomainRule) BuiltinEndpointSecurityInfo(b BuiltinEndpoint) EndpointSecu
 		info.PluginAttributes |= PluginEndpointIsSubmessageOriginAuthenticated
 	}
 	return info
+}
+
+// Parameter ids of the security information in SPDP and SEDP.
+const (
+	PIDParticipantSecurityInfo uint16 = 0x1005
+	PIDEndpointSecurityInfo    uint16 = 0x1004
+)
+
+func putMasks(a, p uint32, littleEndian bool) []byte {
+	b := make([]byte, 8)
+	if littleEndian {
+		binary.LittleEndian.PutUint32(b, a)
+		binary.LittleEndian.PutUint32(b[4:], p)
+	} else {
+		binary.BigEndian.PutUint32(b, a)
+		binary.BigEndian.PutUint32(b[4:], p)
+	}
+	return b
+}
+
+func getMasks(b []byte, littleEndian bool) (a, p uint32, err error) {
+	if len(b) < 8 {
+		return 0, 0, fmt.Errorf("security info of %d bytes, want 8", len(b))
+	}
+	if littleEndian {
+		return binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), nil
+	}
+	return binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[4:]), nil
+}
+
+// Marshal returns the 8-byte parameter value (attributes, plugin attributes).
+func (i ParticipantSecurityInfo) Marshal(littleEndian bool) []byte {
+	return putMasks(i.Attributes, i.PluginAttributes, littleEndian)
+}
+
+// UnmarshalParticipantSecurityInfo reads a PID_PARTICIPANT_SECURITY_INFO value.
+func UnmarshalParticipantSecurityInfo(b []byte, littleEndian bool) (ParticipantSecurityInfo, error) {
+	a, p, err := getMasks(b, littleEndian)
+	return ParticipantSecurityInfo{a, p}, err
+}
+
+// Marshal returns the 8-byte parameter value (attributes, plugin attributes).
+func (e EndpointSecurityInfo) Marshal(littleEndian bool) []byte {
+	return putMasks(e.Attributes, e.PluginAttributes, littleEndian)
+}
+
+// UnmarshalEndpointSecurityInfo reads a PID_ENDPOINT_SECURITY_INFO value.
+func UnmarshalEndpointSecurityInfo(b []byte, littleEndian bool) (EndpointSecurityInfo, error) {
+	a, p, err := getMasks(b, littleEndian)
+	return EndpointSecurityInfo{a, p}, err
+}
+
+func compatible(a, b uint32) bool {
+	return a == b || a&AttributesIsValid == 0 || b&AttributesIsValid == 0
+}
+
+// Compatible reports whether a remote participant's security info matches
+// the local one as Cyclone DDS requires before it authenticates: each mask
+// equal, unless either side's mask lacks the valid bit (some products send
+// none).
+func (i ParticipantSecurityInfo) Compatible(remote ParticipantSecurityInfo) bool {
+	return compatible(i.Attributes, remote.Attributes) && compatible(i.PluginAttributes, remote.PluginAttributes)
+}
+
+// Compatible is ParticipantSecurityInfo.Compatible for endpoints.
+func (e EndpointSecurityInfo) Compatible(remote EndpointSecurityInfo) bool {
+	return compatible(e.Attributes, remote.Attributes) && compatible(e.PluginAttributes, remote.PluginAttributes)
 }

@@ -565,3 +565,8 @@ func (h *Handshake) finish(raw []byte, c1, c2 [ChallengeSize]byte) {
 	h.ka = nil
 	h.st = stDone
 }
+
+// String describes the handshake (role, state, remote) without key material.
+func (h *Handshake) String() string {
+	return fmt.Sprintf("PKI-DH handshake with %x: %s, %s", h.remote[:], h.role, h.stName())
+}

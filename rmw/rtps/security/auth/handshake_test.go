@@ -180,7 +180,7 @@ func TestHandshakeGoGo(t *testing.T) {
 				t.Fatal("c.perm is not the peer's permissions.p7s")
 			}
 			// no secret reaches a formatted string
-			s := fmt.Sprintf("%v %+v %x %s %#v", ra, *ra, ra.SharedSecret.Secret, ra.SharedSecret, ra.SharedSecret)
+			s := fmt.Sprintf("%v %+v %x %s %#v %v %+v", ra, *ra, ra.SharedSecret.Secret, ra.SharedSecret, ra.SharedSecret, a, *b)
 			if strings.Contains(s, hex.EncodeToString(ra.SharedSecret.Secret)) || strings.Contains(s, string(ra.SharedSecret.Secret)) {
 				t.Fatal("the shared secret is printed")
 			}

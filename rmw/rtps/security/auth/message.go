@@ -174,3 +174,27 @@ func (m *GenericMessage) Token(local GUIDPrefix) (*token.DataHolder, error) {
 	}
 	return &m.Data[0], nil
 }
+
+// PDataParams walks a big-endian parameter list (c.pdata) and calls f with
+// each parameter id and value until the sentinel; it stops when f returns
+// false. It returns an error for a truncated list.
+func PDataParams(b []byte, f func(pid uint16, value []byte) bool) error {
+	for off := 0; ; {
+		if off+4 > len(b) {
+			return fmt.Errorf("%w: c.pdata ends without a sentinel", ErrBadToken)
+		}
+		pid := binary.BigEndian.Uint16(b[off:])
+		n := int(binary.BigEndian.Uint16(b[off+2:]))
+		off += 4
+		if pid == 1 {
+			return nil
+		}
+		if off+n > len(b) {
+			return fmt.Errorf("%w: c.pdata parameter %#x runs past the end", ErrBadToken, pid)
+		}
+		if !f(pid, b[off:off+n]) {
+			return nil
+		}
+		off += n
+	}
+}

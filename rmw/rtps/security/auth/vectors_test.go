@@ -251,3 +251,75 @@ func TestNewStatelessMessageMatchesVendors(t *testing.T) {
 		}
 	}
 }
+
+// TestVendorSPDPSecurityContents reads the SPDP parameters the vendors put
+// in c.pdata: their IdentityToken and PermissionsToken decode with our codec
+// (big endian) and hold what our Identity and access.Local write for the
+// same certificates (OpenSSL oneline names, "EC-prime256v1"), and their
+// PID_PARTICIPANT_SECURITY_INFO is what our governance mapping derives from
+// sros2's default governance.
+func TestVendorSPDPSecurityContents(t *testing.T) {
+	ca, _ := keystore.ReadCert(filepath.Join("testdata", "vectors", "ca.cert.pem"))
+	gov, err := access.ParseGovernance([]byte(keystore.GovernanceXML("0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, _ := gov.DomainRule(0)
+	wantInfo := rule.ParticipantSecurityInfo()
+	for _, f := range []string{"cyclone-0.10.2.msgs", "fastdds-2.9.1.msgs"} {
+		req := findClass(loadVectors(t, f), ClassRequest)
+		rq := &req.msg.Data[0]
+		cert, _ := parseCertProp(prop(t, rq, "c.id"))
+		seen := map[uint16]bool{}
+		err := PDataParams(prop(t, rq, "c.pdata"), func(pid uint16, v []byte) bool {
+			seen[pid] = true
+			switch pid {
+			case 0x1001: // PID_IDENTITY_TOKEN
+				tok, err := token.Unmarshal(v, false)
+				if err != nil {
+					t.Fatalf("%s identity token: %v", f, err)
+				}
+				if err := CheckIdentityToken(&tok); err != nil {
+					t.Error(err)
+				}
+				// Cyclone DDS 0.10 announces the token without properties;
+				// Fast DDS with OpenSSL oneline names
+				sn, ok1 := tok.Prop(PropCertSN)
+				casn, ok2 := tok.Prop(PropCASN)
+				if (ok1 || ok2) && (sn != token.OnelineName(cert.RawSubject) || casn != token.OnelineName(ca.RawSubject)) {
+					t.Errorf("%s: dds.cert.sn %q dds.ca.sn %q, ours %q %q", f, sn, casn, token.OnelineName(cert.RawSubject), token.OnelineName(ca.RawSubject))
+				}
+				alg, _ := tok.Prop(PropCertAlg)
+				t.Logf("%s identity token: %s, dds.cert.algo %q", f, tok.ClassID, alg)
+			case 0x1002: // PID_PERMISSIONS_TOKEN
+				tok, err := token.Unmarshal(v, false)
+				if err != nil {
+					t.Fatalf("%s permissions token: %v", f, err)
+				}
+				if err := access.CheckPermissionsToken(&tok); err != nil {
+					t.Error(err)
+				}
+				sn, _ := tok.Prop(access.PropPermCASN)
+				alg, _ := tok.Prop(access.PropPermCAAlgo)
+				t.Logf("%s permissions token: %s sn %q algo %q", f, tok.ClassID, sn, alg)
+				if sn != "" && sn != token.OnelineName(ca.RawSubject) {
+					t.Errorf("%s: dds.perm_ca.sn %q", f, sn)
+				}
+			case access.PIDParticipantSecurityInfo:
+				info, err := access.UnmarshalParticipantSecurityInfo(v, false)
+				if err != nil || !wantInfo.Compatible(info) || info != wantInfo {
+					t.Errorf("%s: participant security info %#x/%#x, ours %#x/%#x", f, info.Attributes, info.PluginAttributes, wantInfo.Attributes, wantInfo.PluginAttributes)
+				}
+			}
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pid := range []uint16{0x1001, 0x1002, access.PIDParticipantSecurityInfo} {
+			if !seen[pid] {
+				t.Errorf("%s: c.pdata lacks PID %#x", f, pid)
+			}
+		}
+	}
+}

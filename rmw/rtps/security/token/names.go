@@ -17,7 +17,8 @@ var shortNames = map[string]string{
 }
 
 // OnelineName renders a certificate name the way OpenSSL's
-// X509_NAME_oneline does ("/C=ES/O=eProsima/CN=/talker"), the format
+// X509_NAME_oneline does ("/C=ES/O=eProsima/CN=\/talker": a '/' inside a
+// value is escaped, as Fast DDS's dds.cert.sn shows), the format
 // Cyclone DDS and Fast DDS put in dds.cert.sn, dds.ca.sn and dds.perm_ca.sn.
 // rawName is the DER of the Name (cert.RawSubject or cert.RawIssuer).
 func OnelineName(rawName []byte) string {
@@ -37,7 +38,7 @@ func OnelineName(rawName []byte) string {
 			b.WriteByte('=')
 			switch v := atv.Value.(type) {
 			case string:
-				b.WriteString(v)
+				writeOnelineValue(&b, v)
 			default:
 				b.WriteString("<binary>")
 			}
@@ -65,3 +66,22 @@ func AlgoName(pub any) string {
 
 // CertAlgo is AlgoName of a certificate's key.
 func CertAlgo(c *x509.Certificate) string { return AlgoName(c.PublicKey) }
+
+// writeOnelineValue escapes as X509_NAME_oneline: '/' as "\/", bytes
+// outside printable ASCII as "\xHH".
+func writeOnelineValue(b *strings.Builder, v string) {
+	const hexdig = "0123456789ABCDEF"
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '/':
+			b.WriteString("\\/")
+		case c < ' ' || c > '~':
+			b.WriteString("\\x")
+			b.WriteByte(hexdig[c>>4])
+			b.WriteByte(hexdig[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+}

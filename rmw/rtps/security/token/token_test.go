@@ -2,6 +2,8 @@ package token
 
 import (
 	"bytes"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/hex"
 	"testing"
 )
@@ -63,4 +65,17 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("re-encoding changed the token: %v", err)
 		}
 	})
+}
+
+func TestOnelineName(t *testing.T) {
+	// the DER of "CN=/talker", "O=ROS" as pkix.Name would write it
+	name := pkix.Name{CommonName: "/talker", Organization: []string{"ROS"}}
+	der, err := asn1.Marshal(name.ToRDNSequence())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// as Fast DDS's dds.cert.sn shows OpenSSL writes it: '/' escaped
+	if got := OnelineName(der); got != `/O=ROS/CN=\/talker` {
+		t.Fatalf("%q", got)
+	}
 }
