@@ -156,11 +156,15 @@ func (l *Local) EndpointSecurityInfo(topic string) (EndpointSecurityInfo, error)
 }
 
 // PermissionsToken is the token the local participant announces in SPDP
-// (PID_PERMISSIONS_TOKEN).
+// (PID_PERMISSIONS_TOKEN). Its properties (dds.perm_ca.sn, dds.perm_ca.algo)
+// are kept but not propagated, as Cyclone DDS 0.10 does: Fast DDS 2.9
+// refuses a remote participant whose dds.perm_ca.algo differs from its own
+// value ("ECDSA-SHA256", the CA's signature algorithm, where the spec and we
+// say "EC-prime256v1"), and checks nothing when the properties are absent.
 func (l *Local) PermissionsToken() token.DataHolder {
 	return token.DataHolder{ClassID: PermissionsTokenClassID, Properties: []token.Property{
-		{Name: PropPermCASN, Value: token.OnelineName(l.ca.RawSubject), Propagate: true},
-		{Name: PropPermCAAlgo, Value: token.CertAlgo(l.ca), Propagate: true},
+		{Name: PropPermCASN, Value: token.OnelineName(l.ca.RawSubject), Propagate: false},
+		{Name: PropPermCAAlgo, Value: token.CertAlgo(l.ca), Propagate: false},
 	}}
 }
 

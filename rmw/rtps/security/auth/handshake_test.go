@@ -420,3 +420,20 @@ func FuzzHandshakeMessage(f *testing.F) {
 }
 
 var _ crypto.Signer = (*rsa.PrivateKey)(nil)
+
+// TestAnnouncedTokensCarryNoProperties: like Cyclone DDS 0.10, the SPDP
+// tokens go out with their class id alone (Fast DDS 2.9 refuses a
+// participant whose dds.perm_ca.algo is the spec's "EC-prime256v1"); the
+// properties stay readable locally.
+func TestAnnouncedTokensCarryNoProperties(t *testing.T) {
+	now := time.Now()
+	x := loadSide(t, keystoreWith(t, "main", "/talker", "/listener"), "/talker", 1, now)
+	tok := x.id.IdentityToken()
+	wire, err := token.Unmarshal(tok.Marshal(true), true)
+	if err != nil || wire.ClassID != ClassIdentity || len(wire.Properties) != 0 {
+		t.Fatalf("announced identity token %+v %v", wire, err)
+	}
+	if sn, ok := tok.Prop(PropCertSN); !ok || sn != `/CN=\/talker` {
+		t.Fatalf("local dds.cert.sn %q", sn)
+	}
+}

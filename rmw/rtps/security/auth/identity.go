@@ -168,13 +168,16 @@ func (id *Identity) String() string {
 	return fmt.Sprintf("identity %q (CA %q, GUID prefix %x)", id.Cert.Subject, id.CA.Subject, id.GUIDPrefix[:])
 }
 
-// IdentityToken is the token announced in SPDP (PID_IDENTITY_TOKEN).
+// IdentityToken is the token announced in SPDP (PID_IDENTITY_TOKEN). As
+// Cyclone DDS 0.10 does, its properties (dds.cert.sn, dds.cert.algo,
+// dds.ca.sn, dds.ca.algo) stay local (not propagated): the vendors disagree
+// on the algorithm names and neither needs them.
 func (id *Identity) IdentityToken() token.DataHolder {
 	return token.DataHolder{ClassID: ClassIdentity, Properties: []token.Property{
-		{Name: PropCertSN, Value: token.OnelineName(id.Cert.RawSubject), Propagate: true},
-		{Name: PropCertAlg, Value: token.CertAlgo(id.Cert), Propagate: true},
-		{Name: PropCASN, Value: token.OnelineName(id.CA.RawSubject), Propagate: true},
-		{Name: PropCAAlg, Value: token.CertAlgo(id.CA), Propagate: true},
+		{Name: PropCertSN, Value: token.OnelineName(id.Cert.RawSubject), Propagate: false},
+		{Name: PropCertAlg, Value: token.CertAlgo(id.Cert), Propagate: false},
+		{Name: PropCASN, Value: token.OnelineName(id.CA.RawSubject), Propagate: false},
+		{Name: PropCAAlg, Value: token.CertAlgo(id.CA), Propagate: false},
 	}}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/rmw/rtps/security/access"
+	"github.com/nros-go/nros/rmw/rtps/security/token"
 )
 
 func mkKeystore(t *testing.T, enclaves ...string) string {
@@ -77,6 +78,10 @@ func TestCreateAndLoad(t *testing.T) {
 		if _, err := l.CheckCreateWriter(topic, nil); err != nil {
 			t.Errorf("default policy: %v", err)
 		}
+	}
+	pt := l.PermissionsToken()
+	if w, err := token.Unmarshal(pt.Marshal(true), true); err != nil || w.ClassID != access.PermissionsTokenClassID || len(w.Properties) != 0 {
+		t.Errorf("announced permissions token %+v %v: properties must not be propagated", w, err)
 	}
 	if _, err := l.CheckCreateReader("DCPSSomething", nil); err == nil {
 		t.Error("a topic outside rt/ rq/ rr/ was allowed by the default policy")
