@@ -234,13 +234,9 @@ func CreateEnclave(keystore, name string, o Options) error {
 // <name> of a policy file (sros2's policy format, version 0.2.0) and signs
 // it into permissions.p7s, as `ros2 security create_permission` does.
 func CreatePermission(keystore, name, policyPath string, o Options) error {
-	b, err := os.ReadFile(policyPath)
+	pol, err := ParsePolicyFile(policyPath)
 	if err != nil {
 		return err
-	}
-	pol, err := ParsePolicy(b)
-	if err != nil {
-		return fmt.Errorf("%s: %w", policyPath, err)
 	}
 	return writePermissions(keystore, name, pol, o)
 }

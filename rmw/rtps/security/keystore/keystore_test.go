@@ -389,3 +389,68 @@ func TestResolve(t *testing.T) {
 		t.Fatalf("missing governance: %+v %v", sel, err)
 	}
 }
+
+// TestPolicyXInclude: sros2's policies include common profiles with
+// xi:include (enclaves from another policy, profile contents from a
+// profile file), resolved relative to the including file.
+func TestPolicyXInclude(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "common", "node"), 0o755)
+	files := map[string]string{
+		"common/node/time.xml": `<profile><topics subscribe="ALLOW"><topic>/clock</topic></topics></profile>`,
+		"common/node.xml": `<profile xmlns:xi="http://www.w3.org/2003/XInclude">
+  <xi:include href="node/time.xml" xpointer="xpointer(/profile/*)"/></profile>`,
+		"other.policy.xml": `<policy version="0.2.0"><enclaves><enclave path="/other"><profiles>
+  <profile ns="/" node="other"><topics publish="ALLOW"><topic>x</topic></topics></profile></profiles></enclave></enclaves></policy>`,
+		"main.policy.xml": `<?xml version="1.0" encoding="UTF-8"?>
+<policy version="0.2.0" xmlns:xi="http://www.w3.org/2001/XInclude">
+  <enclaves>
+    <xi:include href="other.policy.xml" xpointer="xpointer(/policy/enclaves/*)"/>
+    <enclave path="/simtimer">
+      <profiles>
+        <profile ns="/" node="simtimer">
+          <xi:include href="common/node.xml" xpointer="xpointer(/profile/*)"/>
+          <topics publish="ALLOW"><topic>tick</topic></topics>
+        </profile>
+      </profiles>
+    </enclave>
+  </enclaves>
+</policy>`,
+	}
+	for name, body := range files {
+		os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(body), 0o644)
+	}
+	p, err := ParsePolicyFile(filepath.Join(dir, "main.policy.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Enclaves) != 2 || p.Enclaves[0].Path != "/other" || p.Enclaves[1].Path != "/simtimer" {
+		t.Fatalf("enclaves %+v", p.Enclaves)
+	}
+	x, err := p.PermissionsXML("/simtimer", PermissionsParams{DomainID: "0", NotBefore: time.Unix(0, 0), NotAfter: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms, err := access.ParsePermissions(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &perms.Grants[0]
+	if err := g.Check(access.OpSubscribe, 0, "rt/clock", nil); err != nil {
+		t.Errorf("included /clock: %v", err)
+	}
+	if err := g.Check(access.OpPublish, 0, "rt/tick", nil); err != nil {
+		t.Error(err)
+	}
+	// without the file, an include is refused, not ignored
+	b, _ := os.ReadFile(filepath.Join(dir, "main.policy.xml"))
+	if _, err := ParsePolicy(b); err == nil || !strings.Contains(err.Error(), "ParsePolicyFile") {
+		t.Fatalf("ParsePolicy with includes: %v", err)
+	}
+	// a cycle ends
+	os.WriteFile(filepath.Join(dir, "loop.xml"), []byte(`<profile xmlns:xi="http://www.w3.org/2001/XInclude"><xi:include href="loop.xml" xpointer="xpointer(/profile/*)"/></profile>`), 0o644)
+	os.WriteFile(filepath.Join(dir, "cyc.policy.xml"), []byte(`<policy version="0.2.0" xmlns:xi="http://www.w3.org/2001/XInclude"><enclaves><enclave path="/c"><profiles><profile ns="/" node="c"><xi:include href="loop.xml" xpointer="xpointer(/profile/*)"/></profile></profiles></enclave></enclaves></policy>`), 0o644)
+	if _, err := ParsePolicyFile(filepath.Join(dir, "cyc.policy.xml")); err == nil || !strings.Contains(err.Error(), "deeper") {
+		t.Fatalf("include cycle: %v", err)
+	}
+}

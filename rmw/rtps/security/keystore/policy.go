@@ -88,8 +88,16 @@ var listAttrs = map[string][2]string{
 var listItem = map[string]string{"topics": "topic", "services": "service", "actions": "action"}
 
 // ParsePolicy parses and checks a policy document as sros2's policy.xsd
-// does (XInclude is not supported).
+// does. A document with XIncludes needs ParsePolicyFile.
 func ParsePolicy(b []byte) (*Policy, error) {
+	doc, err := resolveIncludes(b, "")
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return parsePolicy(doc)
+}
+
+func parsePolicy(b []byte) (*Policy, error) {
 	var x xmlPolicy
 	if err := xml.Unmarshal(b, &x); err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
