@@ -437,3 +437,39 @@ func TestAnnouncedTokensCarryNoProperties(t *testing.T) {
 		t.Fatalf("local dds.cert.sn %q", sn)
 	}
 }
+
+// TestAuthRequestFutureChallenge: with AuthRequest tokens exchanged first
+// (as Cyclone DDS does), each side's challenge is the future_challenge it
+// announced, and a message with another challenge is refused.
+func TestAuthRequestFutureChallenge(t *testing.T) {
+	now := time.Now()
+	ks := keystoreWith(t, "main", "/talker", "/listener")
+	x, y := loadSide(t, ks, "/talker", 1, now), loadSide(t, ks, "/listener", 2, now)
+	a, b := pair(t, x, y, nil, now)
+	ara, arb := a.AuthRequest(), b.AuthRequest()
+	if err := b.HandleAuthRequest(&ara); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.HandleAuthRequest(&arb); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, a, b, now, nil); err != nil {
+		t.Fatal(err)
+	}
+	fa, _ := ara.BinProp("future_challenge")
+	if !bytes.Equal(a.Result().SharedSecret.Challenge1[:], fa) {
+		t.Fatal("challenge1 is not the initiator's future_challenge")
+	}
+	// the replier learnt a future challenge the request does not carry
+	a, b = pair(t, x, y, nil, now)
+	other := token.DataHolder{ClassID: ClassAuthRequest, BinaryProperties: []token.BinaryProperty{bp("future_challenge", make([]byte, 32))}}
+	if err := b.HandleAuthRequest(&other); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, a, b, now, nil); !errors.Is(err, ErrChallenge) {
+		t.Fatalf("request with another challenge than announced: %v", err)
+	}
+	if err := b.HandleAuthRequest(&token.DataHolder{ClassID: ClassAuthRequest}); !errors.Is(err, ErrBadToken) {
+		t.Fatalf("auth request without future_challenge: %v", err)
+	}
+}
