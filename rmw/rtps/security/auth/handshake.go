@@ -314,7 +314,7 @@ func (h *Handshake) localC(kagree string) []token.BinaryProperty {
 		bp("c.id", h.cfg.Local.certPEM),
 		bp("c.perm", h.cfg.Permissions),
 		bp("c.pdata", h.cfg.PData),
-		bp("c.dsign_algo", []byte(dsignAlgo(h.cfg.Local.Cert.PublicKey))),
+		bp("c.dsign_algo", []byte(h.cfg.Local.dsignName())),
 		bp("c.kagree_algo", []byte(kagree)),
 	}
 }
@@ -368,11 +368,12 @@ func (h *Handshake) checkC(in *token.DataHolder, now time.Time) ([32]byte, strin
 	if g.Prefix() != h.remote || !PrefixMatchesCert(g.Prefix(), cert.RawSubject) {
 		return [32]byte{}, "", fmt.Errorf("%w: c.pdata GUID prefix %x, discovered %x, certificate %q", ErrGUID, g[:12], h.remote[:], cert.Subject)
 	}
+	// The signature is verified according to the certificate's key, as
+	// Cyclone DDS does: Fast DDS names c.dsign_algo after the algorithm the
+	// CA signed the certificate with, so an RSA identity under an ECDSA CA
+	// says "ECDSA-SHA256" and signs with RSASSA-PSS.
 	switch d := strProp(cs[3].Value); d {
 	case DSignECDSA, DSignRSA:
-		if d != dsignAlgo(cert.PublicKey) {
-			return [32]byte{}, "", fmt.Errorf("%w: c.dsign_algo %s does not fit the %T of %q", ErrBadToken, d, cert.PublicKey, cert.Subject)
-		}
 	default:
 		return [32]byte{}, "", fmt.Errorf("%w: c.dsign_algo %q not supported", ErrBadToken, d)
 	}
@@ -569,4 +570,11 @@ func (h *Handshake) finish(raw []byte, c1, c2 [ChallengeSize]byte) {
 // String describes the handshake (role, state, remote) without key material.
 func (h *Handshake) String() string {
 	return fmt.Sprintf("PKI-DH handshake with %x: %s, %s", h.remote[:], h.role, h.stName())
+}
+
+func (id *Identity) dsignName() string {
+	if id.dsignLabel != "" {
+		return id.dsignLabel
+	}
+	return dsignAlgo(id.Cert.PublicKey)
 }

@@ -219,6 +219,14 @@ func TestHandshakeRSA(t *testing.T) {
 	if !bytes.Equal(a.Result().SharedSecret.Secret, b.Result().SharedSecret.Secret) {
 		t.Fatal("secrets differ")
 	}
+	// Fast DDS labels c.dsign_algo after the CA's signature algorithm: an
+	// RSA identity under this ECDSA CA says "ECDSA-SHA256" and signs with
+	// RSASSA-PSS (seen live); the key decides, not the label.
+	id.dsignLabel = DSignECDSA
+	a, b = pair(t, x, y, nil, now)
+	if err := run(t, a, b, now, nil); err != nil {
+		t.Fatalf("RSA identity labelled ECDSA-SHA256: %v", err)
+	}
 }
 
 func TestHandshakeRefusals(t *testing.T) {

@@ -145,6 +145,8 @@ type Identity struct {
 	// GUIDPrefix is the adjusted GUID prefix the participant must use.
 	GUIDPrefix GUIDPrefix
 	certPEM    []byte
+	// dsignLabel overrides c.dsign_algo (tests emulate Fast DDS with it).
+	dsignLabel string
 }
 
 // NewIdentity validates a local identity (validate_local_identity): the
