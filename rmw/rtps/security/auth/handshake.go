@@ -361,6 +361,9 @@ func (h *Handshake) checkC(in *token.DataHolder, now time.Time) ([32]byte, strin
 	if err := CheckCertificate(cert, h.cfg.Local.CA, now); err != nil {
 		return [32]byte{}, "", err
 	}
+	if err := h.cfg.Local.checkRevoked(cert); err != nil {
+		return [32]byte{}, "", err
+	}
 	g, err := ParticipantGUIDFromPData(cs[2].Value)
 	if err != nil {
 		return [32]byte{}, "", err

@@ -481,3 +481,44 @@ func TestAuthRequestFutureChallenge(t *testing.T) {
 		t.Fatalf("auth request without future_challenge: %v", err)
 	}
 }
+
+func TestHandshakeCRL(t *testing.T) {
+	now := time.Now()
+	ks := keystoreWith(t, "main", "/talker", "/listener")
+	x, y := loadSide(t, ks, "/talker", 1, now), loadSide(t, ks, "/listener", 2, now)
+	caKey, err := keystore.ReadKey(filepath.Join(ks, "private", "ca.key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkCRL := func(serials ...*big.Int) []byte {
+		var entries []x509.RevocationListEntry
+		for _, s := range serials {
+			entries = append(entries, x509.RevocationListEntry{SerialNumber: s, RevocationTime: now})
+		}
+		issuer := *x.id.CA // sros2's CA has no key usage; Go's CRL writer wants cRLSign
+		issuer.KeyUsage |= x509.KeyUsageCRLSign
+		der, err := x509.CreateRevocationList(rand.Reader, &x509.RevocationList{Number: big.NewInt(1), ThisUpdate: now,
+			NextUpdate: now.Add(time.Hour), RevokedCertificateEntries: entries}, &issuer, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return der
+	}
+	// the listener's certificate is revoked: the talker refuses it
+	if err := x.id.SetCRL(mkCRL(y.id.Cert.SerialNumber)); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { x.id.CRL = nil }()
+	a, b := pair(t, x, y, nil, now)
+	if err := run(t, a, b, now, nil); !errors.Is(err, ErrRevoked) {
+		t.Fatalf("revoked peer: %v", err)
+	}
+	// a CRL listing ourselves is refused at once
+	if err := y.id.SetCRL(mkCRL(y.id.Cert.SerialNumber)); !errors.Is(err, ErrRevoked) {
+		t.Fatalf("own certificate revoked: %v", err)
+	}
+	y.id.CRL = nil
+	if err := y.id.SetCRL([]byte("not a CRL")); err == nil {
+		t.Fatal("garbage CRL accepted")
+	}
+}

@@ -85,6 +85,7 @@ var (
 	ErrHash            = errors.New("hash does not match")
 	ErrTimeout         = errors.New("handshake timed out")
 	ErrState           = errors.New("handshake message out of order")
+	ErrRevoked         = errors.New("certificate revoked by the CRL")
 )
 
 // CheckCertificate checks an identity certificate against the identity CA
@@ -145,8 +146,40 @@ type Identity struct {
 	// GUIDPrefix is the adjusted GUID prefix the participant must use.
 	GUIDPrefix GUIDPrefix
 	certPEM    []byte
+	// CRL, when set, is the identity CA's revocation list (the enclave's
+	// crl.pem): remote certificates it lists are refused.
+	CRL *x509.RevocationList
 	// dsignLabel overrides c.dsign_algo (tests emulate Fast DDS with it).
 	dsignLabel string
+}
+
+// SetCRL installs the identity CA's revocation list (DER or PEM), checked
+// against the CA's signature; the local certificate must not be listed.
+func (id *Identity) SetCRL(b []byte) error {
+	if blk, _ := pem.Decode(b); blk != nil {
+		b = blk.Bytes
+	}
+	crl, err := x509.ParseRevocationList(b)
+	if err != nil {
+		return fmt.Errorf("auth: CRL: %v", err)
+	}
+	if err := crl.CheckSignatureFrom(id.CA); err != nil {
+		return fmt.Errorf("auth: CRL is not signed by the identity CA %q: %v", id.CA.Subject, err)
+	}
+	id.CRL = crl
+	return id.checkRevoked(id.Cert)
+}
+
+func (id *Identity) checkRevoked(c *x509.Certificate) error {
+	if id.CRL == nil {
+		return nil
+	}
+	for _, r := range id.CRL.RevokedCertificateEntries {
+		if r.SerialNumber != nil && r.SerialNumber.Cmp(c.SerialNumber) == 0 {
+			return fmt.Errorf("%w: %q (serial %s)", ErrRevoked, c.Subject, c.SerialNumber)
+		}
+	}
+	return nil
 }
 
 // NewIdentity validates a local identity (validate_local_identity): the
