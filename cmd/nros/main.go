@@ -10,6 +10,8 @@
 //	nros gen     Go packages from ROS 2 .msg/.srv/.action files
 //	nros bench   pingpong latency and throughput against nros, Cyclone DDS
 //	             or Fast DDS peers
+//	nros security  SROS2 keystores: create_keystore, create_enclave,
+//	             create_permission, list_enclaves (as ros2 security)
 //
 // `nros <command> -h` lists a command's flags. Mistakes on the command line
 // exit 2 and runtime failures 1, each with one line on stderr that starts
@@ -53,6 +55,8 @@ commands:
   gen      nros gen [-o DIR] PATH...: Go packages from ROS 2 .msg/.srv/.action
   bench    nros bench pingpong ping|pong [--size B] [--count N]
            [--reliable|--best-effort] [--mode latency|throughput]
+  security nros security create_keystore DIR | create_enclave DIR NAME
+           | create_permission DIR NAME POLICY.xml | list_enclaves DIR
 
 clock, topic and bench take ROS arguments after their own (--ros-args -r a:=b ...).
 
@@ -89,6 +93,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runService(ctx, args[1:], stdout, stderr)
 	case "node":
 		return runNode(ctx, args[1:], stdout, stderr)
+	case "security":
+		return runSecurity(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
