@@ -331,7 +331,9 @@ func TestMessageHeaderSpoof(t *testing.T) {
 	}
 }
 
-// Fast DDS 2.9 protects an RTPS message without INFO_SRC; accepted as is.
+// A protected message without the INFO_SRC (the spec's form before it was
+// added) is accepted as is; with Fast DDS's statistics submessage 0x80 after
+// SRTPS_POSTFIX (unprotected) too, which is dropped.
 func TestMessageWithoutInfoSrc(t *testing.T) {
 	for _, kind := range allKinds {
 		p := newPair(t, kind, 1, true, SenderOptions{})
@@ -351,6 +353,12 @@ func TestMessageWithoutInfoSrc(t *testing.T) {
 		got, err := p.openers[0].DecodeMessage(nil, b)
 		if err != nil || !bytes.Equal(got, msg) {
 			t.Errorf("%v: %x, %v", kind, got, err)
+		}
+		stat := append([]byte{0x80, 0x01, 8, 0}, seq(0, 8)...)
+		fresh := mustOpener(t, p.openers[0].KeyMaterial()) // the first one saw this IV
+		got, err = fresh.DecodeMessage(nil, append(b, stat...))
+		if err != nil || !bytes.Equal(got, msg) {
+			t.Errorf("%v with a trailing 0x80: %x, %v", kind, got, err)
 		}
 	}
 }
@@ -449,5 +457,31 @@ func TestEncodeRefusals(t *testing.T) {
 	}
 	if _, err := NewSender(KeyMaterial{Kind: KindNone}, SenderOptions{}); err == nil {
 		t.Error("sender of kind NONE")
+	}
+}
+
+// With rtps SIGN and metadata ENCRYPT (SROS2's default governance) a signed
+// message carries protected submessages: SEC_BODY inside a GMAC body is
+// plain content, not the message's own SEC_BODY. Found in a Cyclone capture.
+func TestNestedProtection(t *testing.T) {
+	inner := newPair(t, KindAES256GCM, 1, false, SenderOptions{})
+	outer := newPair(t, KindAES256GMAC, 1, true, SenderOptions{})
+	sub := submessage(20)
+	secSub, err := inner.s.EncodeSubmessage(nil, sub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := rtpsMessage(submessage(8), secSub)
+	enc, err := outer.s.EncodeMessage(nil, msg, outer.rks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := outer.openers[0].DecodeMessage(nil, enc)
+	if err != nil || !bytes.Equal(plain, msg) {
+		t.Fatalf("outer: %x, %v", plain, err)
+	}
+	got, n, err := inner.openers[0].DecodeSubmessage(nil, plain[20+12:])
+	if err != nil || n != len(secSub) || !bytes.Equal(got, sub) {
+		t.Fatalf("inner: %x %d, %v", got, n, err)
 	}
 }

@@ -25,10 +25,12 @@
 //   - RTPS message: the 20-byte RTPS header in clear, SRTPS_PREFIX (0x33),
 //     SEC_BODY or the plain submessages, SRTPS_POSTFIX (0x34). The protected
 //     bytes start with an INFO_SRC that repeats the header (version, vendor,
-//     GUID prefix), which is how the header is authenticated; Cyclone DDS
-//     writes and, for GMAC, requires it, Fast DDS 2.9 neither writes nor
-//     requires it. The decoder accepts both, refuses an INFO_SRC that does not
-//     match the header, and strips a matching one.
+//     GUID prefix), which is how the header is authenticated; Cyclone DDS and
+//     Fast DDS 2.9 both write it (Cyclone requires it under GMAC). The
+//     decoder also accepts a body without it, refuses an INFO_SRC that does
+//     not match the header, strips a matching one, and drops unprotected
+//     submessages after SRTPS_POSTFIX (Fast DDS appends its statistics
+//     submessage 0x80 there).
 //
 // Session keys are HMAC-SHA256(master key, "SessionKey" | master salt |
 // session id) and HMAC-SHA256(master receiver-specific key,

@@ -66,6 +66,9 @@ func FuzzDecodeSubmessage(f *testing.F) {
 
 func FuzzDecodeMessage(f *testing.F) {
 	f.Add(unhex(f, vecMessage256GCM))
+	for _, b := range capturedMessages(f) {
+		f.Add(b)
+	}
 	p := newPair(f, KindAES128GMAC, 1, true, SenderOptions{})
 	enc, _ := p.s.EncodeMessage(nil, rtpsMessage(submessage(8), submessage(0)), p.rks)
 	f.Add(enc)

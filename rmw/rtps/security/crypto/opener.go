@@ -275,6 +275,7 @@ func (o *Opener) DecodeSubmessage(dst, b []byte) ([]byte, int, error) {
 // appends the plain message to dst: the same RTPS header, then the protected
 // submessages. A leading INFO_SRC that repeats the header is removed; one
 // that does not match it is refused (the header would be spoofed).
+// Unprotected bytes after SRTPS_POSTFIX are dropped, as Cyclone DDS does.
 func (o *Opener) DecodeMessage(dst, b []byte) ([]byte, error) {
 	s, err := SplitMessage(b)
 	if err != nil {

@@ -187,6 +187,10 @@ type SecureMessage struct {
 	Encrypted bool
 	Body      []byte
 	Footer    Footer
+	// Trailing is what follows SRTPS_POSTFIX: unprotected, so never to be
+	// taken as the sender's. Fast DDS 2.9 built with statistics (Debian's)
+	// appends its vendor submessage 0x80 there, after protecting the rest.
+	Trailing []byte
 }
 
 // IsProtectedMessage reports whether the RTPS message b (header included)
@@ -196,7 +200,7 @@ func IsProtectedMessage(b []byte) bool {
 }
 
 // SplitMessage splits a protected RTPS message (from its RTPS header on).
-// Bytes after SRTPS_POSTFIX are refused.
+// Bytes after SRTPS_POSTFIX are returned as Trailing.
 func SplitMessage(b []byte) (SecureMessage, error) {
 	var s SecureMessage
 	if len(b) < rtpsHeaderSize || string(b[:4]) != "RTPS" {
@@ -216,11 +220,17 @@ func SplitMessage(b []byte) (SecureMessage, error) {
 	}
 	off += pre.size
 	bodyStart := off
-	first, err := readSubmsg(b[off:])
-	if err != nil {
-		return s, err
-	}
-	if first.id == SubmsgSecBody {
+	// The kind says what follows: a SEC_BODY (GCM), or plain submessages
+	// (GMAC), which may themselves be protected submessages (SEC_PREFIX,
+	// SEC_BODY, SEC_POSTFIX) when submessage protection is on too.
+	if s.Header.Kind.Encrypts() {
+		first, err := readSubmsg(b[off:])
+		if err != nil {
+			return s, err
+		}
+		if first.id != SubmsgSecBody {
+			return s, fmt.Errorf("%w: submessage 0x%02x where SEC_BODY was expected", ErrMalformed, first.id)
+		}
 		s.Encrypted = true
 		if s.Body, err = secBodyContent(first.body); err != nil {
 			return s, err
@@ -239,15 +249,13 @@ func SplitMessage(b []byte) (SecureMessage, error) {
 			if s.Footer, err = parseFooter(sm.body, true); err != nil {
 				return s, err
 			}
-			if off+sm.size != len(b) {
-				return s, fmt.Errorf("%w: %d bytes after SRTPS_POSTFIX", ErrMalformed, len(b)-off-sm.size)
-			}
+			s.Trailing = b[off+sm.size:]
 			if !s.Encrypted {
 				s.Body = b[bodyStart:off]
 			}
 			return s, nil
 		}
-		if s.Encrypted || sm.id == SubmsgSRTPSPrefix || sm.id == SubmsgSecBody {
+		if s.Encrypted || sm.id == SubmsgSRTPSPrefix {
 			return s, fmt.Errorf("%w: submessage 0x%02x inside a protected message", ErrMalformed, sm.id)
 		}
 		off += sm.size
