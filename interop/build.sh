@@ -17,13 +17,13 @@ out=${1:-$here/build}
 # needed to compile; then tools the harness uses at run time (netns: ip,
 # UDPLoss: nft), Fast DDS's CLI, and ROS 2's test interface files (the
 # generator's test runs over them; it fails in CI without them), installed
-# when possible but optional here; then what the secure peers' tests need
-# (sros2_keystore.sh: openssl; the clear-text check: tcpdump), installed and
-# reported loudly when missing
+# when possible but optional here
 required="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev gcc g++"
 optional="fastdds-tools iproute2 nftables ros2-test-interface-files"
-secure="openssl tcpdump"
 programs="clockpub clocksub chatterpub chattersub pingpong"
+# what the secure peers' tests need (sros2_keystore.sh: openssl; the
+# clear-text check: tcpdump), installed and reported loudly when missing
+secure="openssl tcpdump"
 
 say() { echo "build.sh: $*" >&2; }
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
