@@ -22,12 +22,15 @@ out=${1:-$here/build}
 required="cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev gcc g++ cmake"
 optional="fastdds-tools iproute2 nftables ros2-test-interface-files"
 programs="clockpub clocksub chatterpub chattersub pingpong"
+# what the secure peers' tests need (sros2_keystore.sh: openssl; the
+# clear-text check: tcpdump), installed and reported loudly when missing
+secure="openssl tcpdump"
 
 say() { echo "build.sh: $*" >&2; }
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing() { m=""; for p in "$@"; do installed "$p" || m="$m $p"; done; echo "$m"; }
 
-need=$(missing $required $optional)
+need=$(missing $required $optional $secure)
 if [ -n "$need" ] && [ "$(id -u 2>/dev/null)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   say "installing$need"
   export DEBIAN_FRONTEND=noninteractive
@@ -44,6 +47,14 @@ fi
 for tool in idlc gcc g++ cmake; do
   command -v "$tool" >/dev/null 2>&1 || { say "PREREQUISITES MISSING: $tool not on PATH"; exit 77; }
 done
+# The secure peers (--keystore) need Cyclone's security plugins (Debian ships
+# them with libddsc) and the keystore/capture tools; the peers still build
+# without them, the Secure tests then fail and say why.
+need=$(missing $secure)
+[ -z "$need" ] || say "MISSING for the secure peer tests (TestSecure*):$need (could not be installed)"
+if ! dpkg-query -L libddsc0debian 2>/dev/null | grep -q 'libdds_security_auth\.so$'; then
+  say "MISSING for the secure peer tests: Cyclone's DDS Security plugins (libdds_security_auth.so)"
+fi
 
 mkdir -p "$out/gen"
 # Several `go test` processes may build at once: one at a time.

@@ -174,11 +174,18 @@ func (p *Proc) wake() {
 // with the loopback-only vendor configs in its environment.
 func Start(t testing.TB, name string, args ...string) *Proc {
 	t.Helper()
+	return StartEnv(t, nil, name, args...)
+}
+
+// StartEnv is Start with env ("K=V" entries) added to the peer's
+// environment (e.g. ROS_SECURITY_*).
+func StartEnv(t testing.TB, env []string, name string, args ...string) *Proc {
+	t.Helper()
 	RequireNamespace(t)
 	dir := Peers(t)
 	p := &Proc{Name: name, grew: make(chan struct{}), done: make(chan struct{})}
 	p.cmd = exec.Command(filepath.Join(dir, name), args...)
-	p.cmd.Env = peerEnv()
+	p.cmd.Env = append(peerEnv(), env...)
 	p.cmd.Stderr = stderrWriter{p}
 	p.cmd.SysProcAttr = groupAttr()
 	out, err := p.cmd.StdoutPipe()

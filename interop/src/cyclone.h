@@ -38,14 +38,41 @@ typedef struct {
   int graph;
 } cy_node;
 
+/* DDS Security from an enclave, exactly the properties rmw_cyclonedds
+ * (Humble configure_qos_for_security) sets: the six files as "file:" URIs
+ * and the three builtin plugin libraries (Debian's libddsc finds
+ * libdds_security_*.so in its private directory). */
+static inline void cy_qset_security(dds_qos_t *q, const char *root) {
+  static const char *const file_props[6] = {
+    "dds.sec.auth.identity_ca", "dds.sec.auth.identity_certificate", "dds.sec.auth.private_key",
+    "dds.sec.access.permissions_ca", "dds.sec.access.governance", "dds.sec.access.permissions",
+  };
+  char uri[1100];
+  int i;
+  for (i = 0; i < 6; i++) {
+    snprintf(uri, sizeof uri, "file:%s/%s", root, SEC_FILES[i]);
+    dds_qset_prop(q, file_props[i], uri);
+  }
+  dds_qset_prop(q, "dds.sec.auth.library.path", "dds_security_auth");
+  dds_qset_prop(q, "dds.sec.auth.library.init", "init_authentication");
+  dds_qset_prop(q, "dds.sec.auth.library.finalize", "finalize_authentication");
+  dds_qset_prop(q, "dds.sec.crypto.library.path", "dds_security_crypto");
+  dds_qset_prop(q, "dds.sec.crypto.library.init", "init_crypto");
+  dds_qset_prop(q, "dds.sec.crypto.library.finalize", "finalize_crypto");
+  dds_qset_prop(q, "dds.sec.access.library.path", "dds_security_ac");
+  dds_qset_prop(q, "dds.sec.access.library.init", "init_access_control");
+  dds_qset_prop(q, "dds.sec.access.library.finalize", "finalize_access_control");
+}
+
 /* Creates the domain from the built-in loopback-only config (plus
  * --fixed-ports), then one participant with USER_DATA "enclave=/;" (10
- * bytes, no NUL), one publisher and one subscriber. $CYCLONEDDS_URI is
- * deliberately not used: Cyclone merges interface lists across config
+ * bytes, no NUL; the enclave's name when secure), secured from the enclave
+ * when asked (sec_root), one publisher and one subscriber. $CYCLONEDDS_URI
+ * is deliberately not used: Cyclone merges interface lists across config
  * sources, so any config added there could widen the interface set. */
 static inline cy_node cy_node_new(const common_opts *c) {
   cy_node n;
-  static const char enclave[] = "enclave=/;";
+  char enclave[300], root[1024];
   dds_qos_t *q;
   dds_entity_t dom;
   dom = dds_create_domain((dds_domainid_t)c->domain, c->fixed_ports ? CY_FORCE_LOOPBACK "," CY_FIXED_PORTS : CY_FORCE_LOOPBACK);
@@ -53,7 +80,9 @@ static inline cy_node cy_node_new(const common_opts *c) {
 
   memset(&n, 0, sizeof(n));
   q = dds_create_qos();
+  snprintf(enclave, sizeof enclave, "enclave=%s;", sec_enclave_name(c));
   dds_qset_userdata(q, enclave, strlen(enclave));
+  if (sec_root(c, root, sizeof root)) cy_qset_security(q, root);
   n.participant = dds_create_participant((dds_domainid_t)c->domain, q, NULL);
   if (n.participant < 0) fatal("dds_create_participant: %s", dds_strretcode(n.participant));
   dds_delete_qos(q);
@@ -65,7 +94,14 @@ static inline cy_node cy_node_new(const common_opts *c) {
   return n;
 }
 
-static inline void cy_node_close(cy_node *n) { dds_delete(n->participant); }
+/* Deletes everything, the domain created by cy_node_new included, so that
+ * no Cyclone thread is left running while exit() runs: with security on,
+ * a thread still inside the plugins after OpenSSL's atexit cleanup crashed
+ * the process at exit (SIGSEGV, about one exit in two). */
+static inline void cy_node_close(cy_node *n) {
+  (void)n;
+  dds_delete(DDS_CYCLONEDDS_HANDLE);
+}
 
 /* QoS the way rmw_cyclonedds builds it from a ROS profile: KEEP_LAST(depth)
  * or KEEP_ALL (depth 0), RELIABLE with infinite max_blocking_time or

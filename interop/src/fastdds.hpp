@@ -278,9 +278,11 @@ struct FdNode {
     udp->interfaceWhiteList.clear();
     udp->interfaceWhiteList.push_back("127.0.0.1");
     q.transport().user_transports.push_back(udp);
-    static const char enclave[] = "enclave=/;";
-    q.user_data().resize(sizeof(enclave));
-    memcpy(q.user_data().data(), enclave, sizeof(enclave));
+    std::string enclave = std::string("enclave=") + sec_enclave_name(&c) + ";";
+    q.user_data().resize(enclave.size() + 1);
+    memcpy(q.user_data().data(), enclave.c_str(), enclave.size() + 1);
+    char root[1024];
+    if (sec_root(&c, root, sizeof root)) set_security(q, root);
     q.name("/");
     q.wire_protocol().builtin.readerHistoryMemoryPolicy = frtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
     q.wire_protocol().builtin.writerHistoryMemoryPolicy = frtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
@@ -289,6 +291,22 @@ struct FdNode {
     publisher = participant->create_publisher(fdds::PUBLISHER_QOS_DEFAULT);
     subscriber = participant->create_subscriber(fdds::SUBSCRIBER_QOS_DEFAULT);
     if (!publisher || !subscriber) fatal("cannot create publisher/subscriber");
+  }
+  // DDS Security from an enclave, the properties rmw_fastrtps (Humble
+  // participant.cpp) sets: the builtin PKI-DH, Access-Permissions and
+  // AES-GCM-GMAC plugins and the six files as "file://" URIs.
+  static void set_security(fdds::DomainParticipantQos &q, const char *root) {
+    auto file = [root](int i) { return std::string("file://") + root + "/" + SEC_FILES[i]; };
+    auto &p = q.properties().properties();
+    p.emplace_back("dds.sec.auth.plugin", "builtin.PKI-DH");
+    p.emplace_back("dds.sec.auth.builtin.PKI-DH.identity_ca", file(SEC_IDENTITY_CA));
+    p.emplace_back("dds.sec.auth.builtin.PKI-DH.identity_certificate", file(SEC_CERT));
+    p.emplace_back("dds.sec.auth.builtin.PKI-DH.private_key", file(SEC_KEY));
+    p.emplace_back("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC");
+    p.emplace_back("dds.sec.access.plugin", "builtin.Access-Permissions");
+    p.emplace_back("dds.sec.access.builtin.Access-Permissions.permissions_ca", file(SEC_PERMISSIONS_CA));
+    p.emplace_back("dds.sec.access.builtin.Access-Permissions.governance", file(SEC_GOVERNANCE));
+    p.emplace_back("dds.sec.access.builtin.Access-Permissions.permissions", file(SEC_PERMISSIONS));
   }
   ~FdNode() {
     participant->delete_contained_entities();

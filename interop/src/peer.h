@@ -185,6 +185,8 @@ typedef struct {
   const char *node;       /* --node: node name announced on ros_discovery_info */
   int fixed_ports;        /* --fixed-ports: Cyclone ParticipantIndex auto (well-known ports) */
   int no_graph;           /* --no-graph: do not publish ros_discovery_info */
+  const char *keystore;   /* --keystore: SROS2 keystore, default $ROS_SECURITY_KEYSTORE when enabled */
+  const char *enclave;    /* --enclave: enclave name, default $ROS_SECURITY_ENCLAVE_OVERRIDE, else "/" */
 } common_opts;
 
 #define COMMON_FLAGS(c)                                                                   \
@@ -192,7 +194,11 @@ typedef struct {
   {"node", FLAG_STRING, &(c).node, "node name announced on ros_discovery_info"},        \
   {"fixed-ports", FLAG_BOOL, &(c).fixed_ports,                                          \
    "well-known unicast ports (Cyclone: ParticipantIndex auto; Fast DDS always)"},       \
-  {"no-graph", FLAG_BOOL, &(c).no_graph, "do not publish ros_discovery_info"}
+  {"no-graph", FLAG_BOOL, &(c).no_graph, "do not publish ros_discovery_info"},          \
+  {"keystore", FLAG_STRING, &(c).keystore,                                              \
+   "SROS2 keystore: DDS Security from enclaves/<enclave> (default $ROS_SECURITY_KEYSTORE " \
+   "if $ROS_SECURITY_ENABLE=true)"},                                                     \
+  {"enclave", FLAG_STRING, &(c).enclave, "SROS2 enclave name (default $ROS_SECURITY_ENCLAVE_OVERRIDE, else /)"}
 
 static inline void common_defaults(common_opts *c, const char *prog) {
   const char *d = getenv("ROS_DOMAIN_ID");
@@ -205,9 +211,61 @@ static inline void common_defaults(common_opts *c, const char *prog) {
   c->node = prog;
   c->fixed_ports = 0;
   c->no_graph = 0;
+  c->keystore = NULL;
+  c->enclave = NULL;
 }
 static inline void common_check(const common_opts *c) {
   if (c->domain < 0 || c->domain > 232) fatal("--domain must be in 0..232");
+}
+
+/* ------------------------------------------------------------------ */
+/* SROS2 security, as rcl finds an enclave and rmw reads its files      */
+
+/* The six files of an enclave, in the order the vendors' properties take
+ * them (rmw_dds_common get_security_files). */
+static const char *const SEC_FILES[6] = {
+  "identity_ca.cert.pem", "cert.pem", "key.pem", "permissions_ca.cert.pem", "governance.p7s", "permissions.p7s",
+};
+enum { SEC_IDENTITY_CA, SEC_CERT, SEC_KEY, SEC_PERMISSIONS_CA, SEC_GOVERNANCE, SEC_PERMISSIONS };
+
+/* The enclave this process runs in (for USER_DATA "enclave=<name>;"). */
+static inline const char *sec_enclave_name(const common_opts *c) {
+  const char *e = c->enclave;
+  if (!e || !*e) e = getenv("ROS_SECURITY_ENCLAVE_OVERRIDE");
+  return e && *e ? e : "/";
+}
+
+/* Fills root with <keystore>/enclaves<enclave> and returns 1 when security
+ * is asked for: --keystore, or $ROS_SECURITY_ENABLE=true with
+ * $ROS_SECURITY_KEYSTORE. Enforced, a missing file is fatal and named;
+ * permissive, it prints a warning and returns 0 (unsecured), as rcl does. */
+static inline int sec_root(const common_opts *c, char *root, size_t n) {
+  const char *ks = c->keystore, *enable = getenv("ROS_SECURITY_ENABLE"), *strategy = getenv("ROS_SECURITY_STRATEGY");
+  const char *enclave = sec_enclave_name(c);
+  /* rcl: Enforce only when ROS_SECURITY_STRATEGY=Enforce; an explicit
+   * --keystore enforces unless the strategy says Permissive. */
+  int permissive = c->keystore && *c->keystore ? (strategy && strcmp(strategy, "Permissive") == 0)
+                                                : !(strategy && strcmp(strategy, "Enforce") == 0);
+  int i;
+  if (!ks || !*ks) {
+    if (!enable || strcmp(enable, "true") != 0) return 0;
+    ks = getenv("ROS_SECURITY_KEYSTORE");
+    if (!ks || !*ks) {
+      if (permissive) { fprintf(stderr, "%s: warning: ROS_SECURITY_KEYSTORE unset, running unsecured\n", g_prog); return 0; }
+      fatal("ROS_SECURITY_ENABLE=true but ROS_SECURITY_KEYSTORE is not set");
+    }
+  }
+  snprintf(root, n, "%s/enclaves%s%s", ks, enclave[0] == '/' ? "" : "/", strcmp(enclave, "/") == 0 ? "" : enclave);
+  for (i = 0; i < 6; i++) {
+    char path[1100];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", root, SEC_FILES[i]);
+    if ((f = fopen(path, "r")) != NULL) { fclose(f); continue; }
+    if (permissive) { fprintf(stderr, "%s: warning: %s missing, running unsecured\n", g_prog, path); return 0; }
+    fatal("security enabled but %s is missing (enclave %s)", path, enclave);
+  }
+  fprintf(stderr, "%s: secure, enclave %s (%s)\n", g_prog, enclave, root);
+  return 1;
 }
 
 /* Prints "<prog>: matched N <what> (T so far)" on stderr whenever the
