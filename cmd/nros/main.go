@@ -51,6 +51,8 @@ commands:
   service  nros service list [-t] | type SERVICE | call SERVICE TYPE [VALUES]
   node     nros node list | info NODE
   gen      nros gen [-o DIR] PATH...: Go packages from ROS 2 .msg/.srv/.action
+  zenohd   a zenoh router (rmw_zenohd's drop-in), on loopback by default:
+           nros zenohd [-l ENDPOINT]... [-c CONFIG]
   bench    nros bench pingpong ping|pong [--size B] [--count N]
            [--reliable|--best-effort] [--mode latency|throughput]
 
@@ -89,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runService(ctx, args[1:], stdout, stderr)
 	case "node":
 		return runNode(ctx, args[1:], stdout, stderr)
+	case "zenohd":
+		return runZenohd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
