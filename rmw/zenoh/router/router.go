@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/rmw/zenoh/config"
+	"github.com/nros-go/nros/rmw/zenoh/hlc"
 	"github.com/nros-go/nros/rmw/zenoh/link"
 	"github.com/nros-go/nros/rmw/zenoh/session"
 	"github.com/nros-go/nros/rmw/zenoh/wire"
@@ -41,6 +42,13 @@ type Config struct {
 	// QueryTimeout bounds a routed query that names no timeout
 	// (DefaultQueryTimeout).
 	QueryTimeout time.Duration
+	// Timestamping makes the router stamp the puts that come without a
+	// timestamp with its hybrid logical clock, and check the others, as
+	// zenoh routers do with timestamping/enabled (rmw_zenohd's
+	// configuration turns it on). A put stamped more than 500 ms ahead of
+	// the clock is restamped, or dropped with DropFutureTimestamp.
+	Timestamping        bool
+	DropFutureTimestamp bool
 	// Logger, when set, gets faces coming and going (info) and the
 	// session's diagnostics (debug).
 	Logger *slog.Logger
@@ -77,6 +85,8 @@ func FromConfig(c *config.Config) (Config, error) {
 		rc.HandshakeTimeout = time.Duration(ms) * time.Millisecond
 	}
 	rc.QueryTimeout = c.QueryTimeout()
+	rc.Timestamping = c.TimestampingEnabled()
+	rc.DropFutureTimestamp = c.Timestamping.DropFutureTimestamp
 	return rc, nil
 }
 
@@ -104,6 +114,13 @@ func Open(cfg Config) (*Router, error) {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.t = newTables(cfg.QueryTimeout, &r.stats)
+	if cfg.ZID.IsZero() {
+		cfg.ZID = wire.RandomZenohID()
+	}
+	if cfg.Timestamping {
+		r.t.hlc = hlc.New(cfg.ZID, nil, 0)
+		r.t.dropFuture = cfg.DropFutureTimestamp
+	}
 	sc := session.Config{ZID: cfg.ZID, Mode: wire.Router, Listen: cfg.Listen, Connect: cfg.Connect,
 		Lease: cfg.Lease, BatchSize: cfg.BatchSize, NoQoS: cfg.NoQoS, HandshakeTimeout: cfg.HandshakeTimeout,
 		Trace: cfg.Trace, Logf: func(format string, args ...any) { r.log.Debug(fmt.Sprintf(format, args...)) }}

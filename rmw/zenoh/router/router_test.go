@@ -1,6 +1,7 @@
 package router
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/nros-go/nros/rmw/zenoh/config"
 	"github.com/nros-go/nros/rmw/zenoh/link"
 	"github.com/nros-go/nros/rmw/zenoh/session"
 	"github.com/nros-go/nros/rmw/zenoh/wire"
@@ -368,4 +370,28 @@ func garbageBatches(valid []byte, n int) [][]byte {
 		}
 	}
 	return out
+}
+
+// FromConfig: rmw_zenohd's router configuration as nros zenohd runs it.
+func TestFromConfig(t *testing.T) {
+	rc, err := FromConfig(config.DefaultRouter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rc.Listen, ",") != DefaultListen || len(rc.Connect) != 0 || !rc.Timestamping ||
+		rc.QueryTimeout != 600*time.Second || rc.Lease != 60*time.Second || rc.BatchSize != 65535 || rc.NoQoS {
+		t.Errorf("%+v", rc)
+	}
+	c, err := config.ParseWithOverrides([]byte(`{mode: "router", id: "f00d", listen: {endpoints: []}}`), `connect/endpoints=["tcp/127.0.0.1:7448"]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err = FromConfig(c)
+	if err != nil || rc.ZID.String() != "f00d" || rc.Listen == nil || len(rc.Listen) != 0 || strings.Join(rc.Connect, ",") != "tcp/127.0.0.1:7448" {
+		t.Errorf("%+v %v", rc, err)
+	}
+	var ce *config.Error
+	if _, err := FromConfig(config.Default()); !errors.As(err, &ce) || ce.Key != "mode" {
+		t.Errorf("peer mode: %v", err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nros-go/nros/rmw/zenoh/hlc"
 	"github.com/nros-go/nros/rmw/zenoh/keyexpr"
 	"github.com/nros-go/nros/rmw/zenoh/session"
 	"github.com/nros-go/nros/rmw/zenoh/wire"
@@ -139,6 +140,7 @@ type Stats struct {
 	Queries       atomic.Uint64 // REQUEST forwarded (one per destination face)
 	QueryTimeouts atomic.Uint64 // forwarded requests finalized by the timeout
 	UnknownReply  atomic.Uint64 // RESPONSE or RESPONSE_FINAL to no pending request
+	FutureStamps  atomic.Uint64 // puts timestamped too far ahead of the router's clock (dropped or restamped)
 	Overflow      atomic.Uint64 // interests or queries beyond a face's limits
 	SendFailed    atomic.Uint64 // messages a face's link refused (closing or congested)
 }
@@ -149,6 +151,10 @@ type Stats struct {
 type tables struct {
 	queryTimeout time.Duration
 	stats        *Stats
+	// hlc, when set, stamps the puts that come without a timestamp and
+	// checks the others (dropping or restamping those too far ahead)
+	hlc        *hlc.Clock
+	dropFuture bool
 
 	mu     sync.Mutex
 	closed bool
@@ -645,7 +651,24 @@ func (t *tables) push(id uint64, key string, m *wire.Push, reliable bool) {
 		}
 		t.pushRoutes[key] = route
 	}
-	out := &wire.Push{WireExpr: wire.WireExpr{Suffix: key}, QoS: m.QoS, Timestamp: m.Timestamp, Body: m.Body}
+	body := m.Body
+	if p, ok := body.(*wire.Put); ok && t.hlc != nil {
+		// as a zenoh router with timestamping on
+		c := *p
+		if p.Timestamp == nil {
+			ts := t.hlc.Now()
+			c.Timestamp = &ts
+		} else if err := t.hlc.Update(*p.Timestamp); err != nil {
+			t.stats.FutureStamps.Add(1)
+			if t.dropFuture {
+				return
+			}
+			ts := t.hlc.Now()
+			c.Timestamp = &ts
+		}
+		body = &c
+	}
+	out := &wire.Push{WireExpr: wire.WireExpr{Suffix: key}, QoS: m.QoS, Timestamp: m.Timestamp, Body: body}
 	n := 0
 	for _, f := range route {
 		if brokers(src, f) {

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/nros-go/nros/rmw/zenoh/hlc"
 	"github.com/nros-go/nros/rmw/zenoh/session"
 	"github.com/nros-go/nros/rmw/zenoh/wire"
 )
@@ -419,3 +420,45 @@ func TestInterestLimit(t *testing.T) {
 		t.Errorf("overflow %d, interests %d", tb.stats.Overflow.Load(), len(tb.faces[1].interests))
 	}
 }
+
+// With timestamping on, the router stamps the puts that come without a
+// timestamp with its clock and follows those that come with one; one too
+// far ahead is restamped (or dropped with DropFutureTimestamp).
+func TestTimestamping(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	for _, drop := range []bool{false, true} {
+		tb := newTables4Test()
+		tb.hlc = hlc.New(zidOf(99), func() time.Time { return now }, 0)
+		tb.dropFuture = drop
+		a, b := addFace(t, tb, 1, wire.Client), addFace(t, tb, 2, wire.Client)
+		var got []*wire.Timestamp
+		tb.faces[2].out = portFunc(func(m wire.NetworkMessage) {
+			got = append(got, m.(*wire.Push).Body.(*wire.Put).Timestamp)
+		})
+		b.decl(sub, 1, "k")
+		put := func(ts *wire.Timestamp) {
+			tb.push(a.id, "k", &wire.Push{WireExpr: wire.WireExpr{Suffix: "k"}, Body: &wire.Put{Timestamp: ts}}, true)
+		}
+		put(nil)
+		own := wire.Timestamp{Time: hlc.NTP64(now.Add(100 * time.Millisecond)), ID: zidOf(1)}
+		put(&own)
+		put(&wire.Timestamp{Time: hlc.NTP64(now.Add(time.Hour)), ID: zidOf(1)})
+		want := 3
+		if drop {
+			want = 2
+		}
+		if len(got) != want || got[0] == nil || got[0].Time != hlc.NTP64(now) || got[0].ID != zidOf(99) || *got[1] != own {
+			t.Fatalf("drop=%v: timestamps %v", drop, got)
+		}
+		if !drop && (got[2].ID != zidOf(99) || got[2].Time <= own.Time) {
+			t.Errorf("future timestamp replaced by %+v", got[2])
+		}
+		if tb.stats.FutureStamps.Load() != 1 {
+			t.Errorf("future stamps %d", tb.stats.FutureStamps.Load())
+		}
+	}
+}
+
+type portFunc func(m wire.NetworkMessage)
+
+func (f portFunc) Send(m wire.NetworkMessage, _ bool) bool { f(m); return true }
