@@ -74,12 +74,18 @@ func waitLines(t *testing.T, p *interop.Proc, n int, timeout time.Duration) []st
 // and rmw_zenoh's attachment. The publisher learns of the subscriber from
 // the router's answer to its aggregate interest.
 func TestPicoClockThroughRouter(t *testing.T) {
+	for _, modes := range [][2]string{{"client", "client"}, {"peer", "peer"}, {"client", "peer"}} {
+		t.Run(modes[0]+"-to-"+modes[1], func(t *testing.T) { picoClockThroughRouter(t, modes[0], modes[1]) })
+	}
+}
+
+func picoClockThroughRouter(t *testing.T, pubMode, subMode string) {
 	r, ep := picoRouter(t)
-	sub := interop.Start(t, "zclocksub", "--mode", "client", "--connect", ep, "--domain", "0", "--timeout", "40")
+	sub := interop.Start(t, "zclocksub", "--mode", subMode, "--connect", ep, "--domain", "0", "--timeout", "40")
 	if err := sub.WaitStderr("subscribed to", 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	pub := interop.Start(t, "zclockpub", "--mode", "client", "--connect", ep, "--domain", "0",
+	pub := interop.Start(t, "zclockpub", "--mode", pubMode, "--connect", ep, "--domain", "0",
 		"--script", "start=5;play 1x 0.5s;pause 0.2s;jump +10s;play 2x 0.3s;jump -3s;play 1x 0.2s", "--hz", "50",
 		"--wait-subs", "1", "--wait-timeout", "15", "--linger", "0.5")
 	if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
