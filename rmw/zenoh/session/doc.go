@@ -32,8 +32,10 @@
 //     (aggregate interests answered with one declaration on their key).
 //   - Put: a PUT or DEL to the faces that want it (peer mode: a matching
 //     subscriber, and the routers, which declare subscribers to a peer
-//     only when asked; client mode: the router). Matching tells whether
-//     any face declared a subscriber on a key.
+//     only when asked: to a router that finalized a future subscriber
+//     interest covering the key, only on its declarations; client mode:
+//     the router). Matching tells whether any face declared a subscriber
+//     on a key.
 //   - Request: a query to the faces that can answer (peer: a matching
 //     queryable, and the routers; client: the router); Handler.Response
 //     per reply, one

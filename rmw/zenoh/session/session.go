@@ -231,6 +231,9 @@ type Face struct {
 	tokens       map[uint32]string
 	interests    map[uint32]*remoteInterest // the remote's future interests
 	initialDone  bool                       // DeclareFinal for the p2p initial interest 0 came
+	// this session's future interests whose current part the face (a
+	// router) finalized: from then on it declares what they ask for
+	finalized map[uint32]*localInterest
 }
 
 type qblDecl struct {
@@ -656,7 +659,8 @@ func (s *Session) establish(l link.Link, initiator bool) (*Face, error) {
 	}
 	f := &Face{ZID: p.RemoteZID, WhatAmI: p.RemoteWhatAmI, Local: l.Local(), Remote: l.Remote(), Params: p,
 		done: make(chan struct{}), keyExprs: map[uint16]string{}, subs: map[uint32]string{},
-		qbls: map[uint32]qblDecl{}, tokens: map[uint32]string{}, interests: map[uint32]*remoteInterest{}}
+		qbls: map[uint32]qblDecl{}, tokens: map[uint32]string{}, interests: map[uint32]*remoteInterest{},
+		finalized: map[uint32]*localInterest{}}
 	f.t = newTransport(s, l, p)
 	f.t.f = f
 	s.mu.Lock()
@@ -1028,6 +1032,9 @@ func (s *Session) onDeclare(f *Face, m *wire.Declare) {
 		}
 		if i := s.interests[m.InterestID]; i != nil && i.waiting[f.ID] {
 			delete(i.waiting, f.ID)
+			if i.mode.Future() {
+				f.finalized[m.InterestID] = i
+			}
 			if len(i.waiting) == 0 && i.mode.Current() {
 				if i.timer != nil {
 					i.timer.Stop()
@@ -1449,6 +1456,9 @@ func (s *Session) UndeclareInterest(id uint32) error {
 	if i.timer != nil {
 		i.timer.Stop()
 	}
+	for _, f := range s.faces {
+		delete(f.finalized, id)
+	}
 	if i.mode.Future() {
 		for _, f := range s.faces {
 			if s.sendsInterest(f, i) {
@@ -1468,9 +1478,10 @@ type PutOptions struct {
 }
 
 // Put publishes a PUT or DEL on key to the faces that want it: in peer
-// mode those with a matching subscriber and the routers (a zenoh router
-// declares its subscribers to a peer only when asked, so zenoh peers send
-// their publications to routers as well), in client mode the router. It
+// mode those with a matching subscriber, and the routers (a zenoh router
+// declares subscribers to a peer only when asked: zenoh peers send their
+// publications to a router unless it finalized a future subscriber
+// interest of theirs covering the key), in client mode the router. It
 // never blocks and returns how many faces it went to. This session's own
 // subscribers are not served.
 func (s *Session) Put(key string, body wire.PushBody, o PutOptions) int {
@@ -1479,13 +1490,29 @@ func (s *Session) Put(key string, body wire.PushBody, o PutOptions) int {
 	defer s.mu.Unlock()
 	n := 0
 	for _, f := range s.faces {
-		if s.cfg.Mode == wire.Client || (s.cfg.Mode == wire.Peer && f.WhatAmI == wire.Router) || f.wantsLocked(key) {
+		if s.cfg.Mode == wire.Client || s.routerUnaskedLocked(f, KindSubscriber, key) || f.wantsLocked(key) {
 			if f.t.send(m, !o.BestEffort) {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+// routerUnaskedLocked reports whether a peer sends a put (a query) on key
+// to router face f whatever f declared, as zenoh peers do until the router
+// finalized one of their future subscriber (queryable) interests covering
+// the key: from then on the router's declarations tell.
+func (s *Session) routerUnaskedLocked(f *Face, k DeclKind, key string) bool {
+	if s.cfg.Mode != wire.Peer || f.WhatAmI != wire.Router {
+		return false
+	}
+	for _, i := range f.finalized {
+		if i.options&kindOption(k) != 0 && (i.key == "" || keyexpr.Includes(i.key, key)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *Face) wantsLocked(key string) bool {
@@ -1544,7 +1571,7 @@ func (s *Session) Request(key string, q *wire.Query, o RequestOptions) (uint32, 
 		Budget: o.Budget, Timeout: o.Timeout, Query: q}
 	r := &pendingRequest{waiting: map[uint64]bool{}}
 	for _, f := range s.faces {
-		if s.cfg.Mode == wire.Client || (s.cfg.Mode == wire.Peer && f.WhatAmI == wire.Router) || f.answersLocked(key) {
+		if s.cfg.Mode == wire.Client || s.routerUnaskedLocked(f, KindQueryable, key) || f.answersLocked(key) {
 			if f.t.send(m, true) {
 				r.waiting[f.ID] = true
 			}

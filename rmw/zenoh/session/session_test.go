@@ -751,6 +751,27 @@ func TestPeerSendsToRouter(t *testing.T) {
 		}
 		p.send(&wire.ResponseFinal{RequestID: rid})
 		r.expect(t, "up router", fmt.Sprintf("final %d", rid))
+		// once the router finalized a subscriber interest covering a key,
+		// its declarations tell
+		id, _ := s.DeclareInterest(wire.InterestCurrentFuture, wire.InterestSubscribers, "0/chatter/**")
+		p.takeMsgs()
+		p.send(&wire.Declare{HasInterestID: true, InterestID: id, Body: &wire.DeclareFinal{}})
+		r.expect(t, fmt.Sprintf("interest final %d", id))
+		if n := s.Put("0/chatter/a", &wire.Put{}, PutOptions{}); n != 0 {
+			t.Errorf("put with no subscriber declared went to %d faces", n)
+		}
+		if n := s.Put("0/other", &wire.Put{}, PutOptions{}); n != 1 {
+			t.Errorf("put on a key the interest does not cover went to %d faces", n)
+		}
+		p.send(&wire.Declare{Body: &wire.DeclareSubscriber{ID: 1, WireExpr: wire.WireExpr{Suffix: "0/chatter/a"}}})
+		r.expect(t, "subscriber 0/chatter/a")
+		if n := s.Put("0/chatter/a", &wire.Put{}, PutOptions{}); n != 1 {
+			t.Errorf("put with a subscriber declared went to %d faces", n)
+		}
+		s.UndeclareInterest(id)
+		if n := s.Put("0/chatter/b", &wire.Put{}, PutOptions{}); n != 1 {
+			t.Errorf("put after the interest ended went to %d faces", n)
+		}
 		s.Close()
 		p.l.Close()
 	})
