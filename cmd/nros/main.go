@@ -83,6 +83,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "gen":
 		return runGen(args[1:], stdout, stderr)
+	case "zenohd":
+		return runZenohd(ctx, args[1:], stdout, stderr)
 	case "bag":
 		return runBag(ctx, args[1:], stdout, stderr)
 	case "param":
@@ -91,8 +93,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runService(ctx, args[1:], stdout, stderr)
 	case "node":
 		return runNode(ctx, args[1:], stdout, stderr)
-	case "zenohd":
-		return runZenohd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
