@@ -53,6 +53,8 @@ commands:
   service  nros service list [-t] | type SERVICE | call SERVICE TYPE [VALUES]
   node     nros node list | info NODE
   gen      nros gen [-o DIR] PATH...: Go packages from ROS 2 .msg/.srv/.action
+  zenohd   a zenoh router (rmw_zenohd's drop-in), on loopback by default:
+           nros zenohd [-l ENDPOINT]... [-c CONFIG]
   bench    nros bench pingpong ping|pong [--size B] [--count N]
            [--reliable|--best-effort] [--mode latency|throughput]
   security nros security create_keystore DIR | create_enclave DIR NAME
@@ -85,6 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "gen":
 		return runGen(args[1:], stdout, stderr)
+	case "zenohd":
+		return runZenohd(ctx, args[1:], stdout, stderr)
 	case "bag":
 		return runBag(ctx, args[1:], stdout, stderr)
 	case "param":

@@ -31,10 +31,14 @@
 //     with interest id 0 then DeclareFinal(0)); to clients when they asked
 //     (aggregate interests answered with one declaration on their key).
 //   - Put: a PUT or DEL to the faces that want it (peer mode: a matching
-//     subscriber; client mode: the router). Matching tells whether any
-//     face wants a key.
+//     subscriber, and the routers, which declare subscribers to a peer
+//     only when asked: to a router that finalized a future subscriber
+//     interest covering the key, only on its declarations; client mode:
+//     the router). Matching tells whether any face declared a subscriber
+//     on a key.
 //   - Request: a query to the faces that can answer (peer: a matching
-//     queryable; client: the router); Handler.Response per reply, one
+//     queryable, and the routers; client: the router); Handler.Response
+//     per reply, one
 //     Handler.ResponseFinal when all are done or the timeout passed.
 //     Reply and ReplyFinal answer a Handler.Request.
 //   - DeclareInterest: (Current, Tokens, "@ros2_lv/<domain>/**") is a
@@ -51,7 +55,11 @@
 // subscriber or get, a client's subscriber interest) are answered by the
 // session itself.
 //
-// Routing between faces (a router, or a peer serving its clients' data to
-// other faces) is not done here: a router package is meant to sit on the
-// same Session and Face types.
+// Routing between faces is not done here. A Session in router mode
+// (Config.Mode wire.Router, as rmw/zenoh/router opens it) says it is a
+// router in its handshakes and leaves the routing to a Handler that
+// implements Routing: every remote interest goes to it (the session
+// answers none), and the responses to the requests it forwarded with
+// Face.Send. A peer does not forward its clients' data or tokens to other
+// faces.
 package session

@@ -18,7 +18,8 @@ import (
 type Config struct {
 	// ZID is this session's id (zero: random).
 	ZID wire.ZenohID
-	// Mode is wire.Peer or wire.Client.
+	// Mode is wire.Peer, wire.Client or wire.Router. A router session
+	// routes nothing by itself: its Handler does (see Routing).
 	Mode wire.WhatAmI
 	// Listen and Connect are endpoints ("tcp/127.0.0.1:7447"). A client
 	// connects to one of Connect at a time (its router); a peer connects to
@@ -60,9 +61,9 @@ func (c *Config) defaults() error {
 	switch c.Mode {
 	case 0:
 		c.Mode = wire.Peer
-	case wire.Peer, wire.Client:
+	case wire.Peer, wire.Client, wire.Router:
 	default:
-		return fmt.Errorf("zenoh session: mode %v not supported (peer, client)", c.Mode)
+		return fmt.Errorf("zenoh session: mode %v not supported (peer, client, router)", c.Mode)
 	}
 	if c.Lease <= 0 {
 		c.Lease = 10 * time.Second
@@ -116,8 +117,9 @@ type Decl struct {
 	// ID is the entity id in the remote's numbering.
 	ID  uint32
 	Key string
-	// Complete is the queryable's completeness.
+	// Complete and Distance are the queryable's info.
 	Complete bool
+	Distance uint16
 	// Undeclare is set when the entity went away (also for every entity of
 	// a face that went down).
 	Undeclare bool
@@ -144,7 +146,8 @@ type Handler interface {
 	// Request: a query for key; answer with Reply/ReplyErr and ReplyFinal
 	// on f with m.ID.
 	Request(f *Face, key string, m *wire.Request)
-	// Response: a reply to this session's request rid.
+	// Response: a reply to this session's request rid (key is "" when the
+	// reply names none, as zenoh's timeout errors).
 	Response(rid uint32, f *Face, key string, m *wire.Response)
 	// ResponseFinal: no more responses to request rid.
 	ResponseFinal(rid uint32)
@@ -184,6 +187,30 @@ func (NopHandler) Declared(*Face, Decl) {}
 // InterestFinal implements Handler.
 func (NopHandler) InterestFinal(uint32) {}
 
+// Routing is implemented by a Handler that routes between faces, as a
+// zenoh router does (rmw/zenoh/router). When the Handler given to Open
+// implements it, the session answers no remote interest itself: every
+// INTEREST a face sends goes to Interest, with its key resolved; and the
+// RESPONSEs and RESPONSE_FINALs to request ids this session did not issue
+// with Request (those the Handler sent itself with Face.Send) go to
+// RoutedResponse and RoutedResponseFinal. These calls come as the other
+// Handler calls do: from the face's reader, in order, with no session lock
+// held.
+type Routing interface {
+	Handler
+	// Interest: a remote interest. key is "" when it names none (always
+	// for InterestFinal). An interest whose key does not resolve or is not
+	// canonical never comes here: the session counts it and answers
+	// DeclareFinal when it asked for current declarations.
+	Interest(f *Face, key string, m *wire.Interest)
+	// RoutedResponse: a response from f to request m.RequestID of f's
+	// numbering, sent with Face.Send. key is "" when the response names
+	// none (zenoh's timeout errors do not).
+	RoutedResponse(f *Face, key string, m *wire.Response)
+	// RoutedResponseFinal: f sends no more responses to request rid.
+	RoutedResponseFinal(f *Face, rid uint32)
+}
+
 // Face is an established link to another zenoh node.
 type Face struct {
 	ID      uint64
@@ -204,11 +231,15 @@ type Face struct {
 	tokens       map[uint32]string
 	interests    map[uint32]*remoteInterest // the remote's future interests
 	initialDone  bool                       // DeclareFinal for the p2p initial interest 0 came
+	// this session's future interests whose current part the face (a
+	// router) finalized: from then on it declares what they ask for
+	finalized map[uint32]*localInterest
 }
 
 type qblDecl struct {
 	key      string
 	complete bool
+	distance uint16
 }
 
 type remoteInterest struct {
@@ -270,8 +301,9 @@ type Stats struct {
 // Session is a zenoh session in peer or client mode: it owns the faces,
 // this node's declarations, and the requests and interests in flight.
 type Session struct {
-	cfg Config
-	h   Handler
+	cfg     Config
+	h       Handler
+	routing Routing // h, when it routes
 
 	mu        sync.Mutex
 	closed    bool
@@ -330,6 +362,7 @@ func Open(cfg Config, h Handler) (*Session, error) {
 		subs: map[uint32]string{}, qbls: map[uint32]qblDecl{}, tokens: map[uint32]string{},
 		interests: map[uint32]*localInterest{}, requests: map[uint32]*pendingRequest{},
 		eventsCh: make(chan struct{}, 1)}
+	s.routing, _ = h.(Routing)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var eps []link.Endpoint
 	for _, e := range cfg.Connect {
@@ -626,7 +659,8 @@ func (s *Session) establish(l link.Link, initiator bool) (*Face, error) {
 	}
 	f := &Face{ZID: p.RemoteZID, WhatAmI: p.RemoteWhatAmI, Local: l.Local(), Remote: l.Remote(), Params: p,
 		done: make(chan struct{}), keyExprs: map[uint16]string{}, subs: map[uint32]string{},
-		qbls: map[uint32]qblDecl{}, tokens: map[uint32]string{}, interests: map[uint32]*remoteInterest{}}
+		qbls: map[uint32]qblDecl{}, tokens: map[uint32]string{}, interests: map[uint32]*remoteInterest{},
+		finalized: map[uint32]*localInterest{}}
 	f.t = newTransport(s, l, p)
 	f.t.f = f
 	s.mu.Lock()
@@ -762,7 +796,7 @@ func (s *Session) faceDown(f *Face) {
 		gone = append(gone, Decl{Kind: KindSubscriber, ID: id, Key: k, Undeclare: true})
 	}
 	for id, q := range f.qbls {
-		gone = append(gone, Decl{Kind: KindQueryable, ID: id, Key: q.key, Complete: q.complete, Undeclare: true})
+		gone = append(gone, Decl{Kind: KindQueryable, ID: id, Key: q.key, Complete: q.complete, Distance: q.distance, Undeclare: true})
 	}
 	for id, k := range f.tokens {
 		gone = append(gone, Decl{Kind: KindToken, ID: id, Key: k, Undeclare: true})
@@ -856,16 +890,29 @@ func (s *Session) dispatch(f *Face, m wire.NetworkMessage, reliable bool) {
 		s.mu.Lock()
 		_, known := s.requests[m.RequestID]
 		s.mu.Unlock()
-		if !known {
+		if !known && s.routing == nil {
 			s.Stats.UnknownReply.Add(1)
 			return
 		}
-		if key, ok := s.resolveKey(f, m.WireExpr); ok {
+		key, ok := "", true
+		if m.WireExpr != (wire.WireExpr{}) {
+			key, ok = s.resolveKey(f, m.WireExpr)
+		}
+		switch {
+		case !ok:
+		case known:
 			s.h.Response(m.RequestID, f, key, m)
+		default:
+			s.routing.RoutedResponse(f, key, m)
 		}
 	case *wire.ResponseFinal:
 		s.mu.Lock()
 		r := s.requests[m.RequestID]
+		if r == nil && s.routing != nil {
+			s.mu.Unlock()
+			s.routing.RoutedResponseFinal(f, m.RequestID)
+			return
+		}
 		final := false
 		if r != nil && r.waiting[f.ID] {
 			delete(r.waiting, f.ID)
@@ -882,6 +929,10 @@ func (s *Session) dispatch(f *Face, m wire.NetworkMessage, reliable bool) {
 	case *wire.Declare:
 		s.onDeclare(f, m)
 	case *wire.Interest:
+		if s.routing != nil {
+			s.routeInterest(f, m)
+			return
+		}
 		s.onInterest(f, m)
 	default:
 		s.Stats.Unhandled.Add(1)
@@ -941,19 +992,19 @@ func (s *Session) onDeclare(f *Face, m *wire.Declare) {
 		}
 	case *wire.DeclareQueryable:
 		if key, ok := s.declKeyLocked(f, b.WireExpr); ok {
-			d.Kind, d.ID, d.Key, d.Complete = KindQueryable, b.ID, key, b.Complete
+			d.Kind, d.ID, d.Key, d.Complete, d.Distance = KindQueryable, b.ID, key, b.Complete, b.Distance
 			if keep {
 				if _, dup := f.qbls[b.ID]; !dup && full() {
 					break
 				}
-				f.qbls[b.ID] = qblDecl{key, b.Complete}
+				f.qbls[b.ID] = qblDecl{key, b.Complete, b.Distance}
 			}
 			ev = append(ev, d)
 		}
 	case *wire.UndeclareQueryable:
 		if q, ok := f.qbls[b.ID]; ok {
 			delete(f.qbls, b.ID)
-			ev = append(ev, Decl{Kind: KindQueryable, ID: b.ID, Key: q.key, Complete: q.complete, Undeclare: true})
+			ev = append(ev, Decl{Kind: KindQueryable, ID: b.ID, Key: q.key, Complete: q.complete, Distance: q.distance, Undeclare: true})
 		}
 	case *wire.DeclareToken:
 		if key, ok := s.declKeyLocked(f, b.WireExpr); ok {
@@ -981,6 +1032,9 @@ func (s *Session) onDeclare(f *Face, m *wire.Declare) {
 		}
 		if i := s.interests[m.InterestID]; i != nil && i.waiting[f.ID] {
 			delete(i.waiting, f.ID)
+			if i.mode.Future() {
+				f.finalized[m.InterestID] = i
+			}
 			if len(i.waiting) == 0 && i.mode.Current() {
 				if i.timer != nil {
 					i.timer.Stop()
@@ -1011,6 +1065,23 @@ func (s *Session) declKeyLocked(f *Face, w wire.WireExpr) (string, bool) {
 		return "", false
 	}
 	return key, true
+}
+
+// routeInterest hands an interest to the routing Handler with its key
+// resolved, or answers DeclareFinal when the key is not valid.
+func (s *Session) routeInterest(f *Face, m *wire.Interest) {
+	key := ""
+	if m.Mode != wire.InterestFinal && m.WireExpr != nil {
+		k, ok := s.resolveKey(f, *m.WireExpr)
+		if !ok {
+			if m.Mode.Current() {
+				f.t.send(&wire.Declare{HasInterestID: true, InterestID: m.ID, QoS: wire.QoSDeclare, Body: &wire.DeclareFinal{}}, true)
+			}
+			return
+		}
+		key = k
+	}
+	s.routing.Interest(f, key, m)
 }
 
 // onInterest answers an interest from f with this session's matching
@@ -1209,7 +1280,7 @@ func (s *Session) declare(kind DeclKind, key string, complete bool) (uint32, err
 		s.subs[id] = key
 		body = &wire.DeclareSubscriber{ID: id, WireExpr: w}
 	case KindQueryable:
-		s.qbls[id] = qblDecl{key, complete}
+		s.qbls[id] = qblDecl{key: key, complete: complete}
 		body = &wire.DeclareQueryable{ID: id, WireExpr: w, Complete: complete}
 	case KindToken:
 		s.tokens[id] = key
@@ -1317,7 +1388,7 @@ func (s *Session) DeclareInterest(mode wire.InterestMode, options wire.InterestO
 			if options&wire.InterestQueryables != 0 {
 				for qid, q := range f.qbls {
 					if match(q.key) {
-						d := Decl{Kind: KindQueryable, ID: qid, Key: q.key, Complete: q.complete, Interest: true, InterestID: id}
+						d := Decl{Kind: KindQueryable, ID: qid, Key: q.key, Complete: q.complete, Distance: q.distance, Interest: true, InterestID: id}
 						snapshot = append(snapshot, func() { s.h.Declared(f, d) })
 					}
 				}
@@ -1385,6 +1456,9 @@ func (s *Session) UndeclareInterest(id uint32) error {
 	if i.timer != nil {
 		i.timer.Stop()
 	}
+	for _, f := range s.faces {
+		delete(f.finalized, id)
+	}
 	if i.mode.Future() {
 		for _, f := range s.faces {
 			if s.sendsInterest(f, i) {
@@ -1404,7 +1478,10 @@ type PutOptions struct {
 }
 
 // Put publishes a PUT or DEL on key to the faces that want it: in peer
-// mode those with a matching subscriber, in client mode the router. It
+// mode those with a matching subscriber, and the routers (a zenoh router
+// declares subscribers to a peer only when asked: zenoh peers send their
+// publications to a router unless it finalized a future subscriber
+// interest of theirs covering the key), in client mode the router. It
 // never blocks and returns how many faces it went to. This session's own
 // subscribers are not served.
 func (s *Session) Put(key string, body wire.PushBody, o PutOptions) int {
@@ -1413,13 +1490,29 @@ func (s *Session) Put(key string, body wire.PushBody, o PutOptions) int {
 	defer s.mu.Unlock()
 	n := 0
 	for _, f := range s.faces {
-		if s.cfg.Mode == wire.Client || f.wantsLocked(key) {
+		if s.cfg.Mode == wire.Client || s.routerUnaskedLocked(f, KindSubscriber, key) || f.wantsLocked(key) {
 			if f.t.send(m, !o.BestEffort) {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+// routerUnaskedLocked reports whether a peer sends a put (a query) on key
+// to router face f whatever f declared, as zenoh peers do until the router
+// finalized one of their future subscriber (queryable) interests covering
+// the key: from then on the router's declarations tell.
+func (s *Session) routerUnaskedLocked(f *Face, k DeclKind, key string) bool {
+	if s.cfg.Mode != wire.Peer || f.WhatAmI != wire.Router {
+		return false
+	}
+	for _, i := range f.finalized {
+		if i.options&kindOption(k) != 0 && (i.key == "" || keyexpr.Includes(i.key, key)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *Face) wantsLocked(key string) bool {
@@ -1454,7 +1547,8 @@ type RequestOptions struct {
 }
 
 // Request sends a query on key to the faces that can answer it (peer
-// mode: a matching queryable; client mode: the router) and returns its
+// mode: a matching queryable, and the routers as for Put; client mode:
+// the router) and returns its
 // id. Responses come to Handler.Response, then one Handler.ResponseFinal
 // when every face finished, timed out, or none was asked.
 func (s *Session) Request(key string, q *wire.Query, o RequestOptions) (uint32, error) {
@@ -1477,7 +1571,7 @@ func (s *Session) Request(key string, q *wire.Query, o RequestOptions) (uint32, 
 		Budget: o.Budget, Timeout: o.Timeout, Query: q}
 	r := &pendingRequest{waiting: map[uint64]bool{}}
 	for _, f := range s.faces {
-		if s.cfg.Mode == wire.Client || f.answersLocked(key) {
+		if s.cfg.Mode == wire.Client || s.routerUnaskedLocked(f, KindQueryable, key) || f.answersLocked(key) {
 			if f.t.send(m, true) {
 				r.waiting[f.ID] = true
 			}

@@ -659,8 +659,8 @@ func TestDuplicateAndSelf(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	if _, err := Open(Config{Mode: wire.Router}, nil); err == nil {
-		t.Error("router mode accepted")
+	if _, err := Open(Config{Mode: wire.WhatAmI(3)}, nil); err == nil {
+		t.Error("mode 3 accepted")
 	}
 	if _, err := Open(Config{Connect: []string{"quic/1.2.3.4:5"}}, nil); err == nil {
 		t.Error("bad endpoint accepted")
@@ -670,4 +670,109 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := s.DeclareSubscriber("a//b"); err == nil {
 		t.Error("invalid key declared")
 	}
+}
+
+// router records what a routing Handler gets on top of rec.
+type router struct{ rec }
+
+func (r *router) Interest(f *Face, key string, m *wire.Interest) {
+	r.add("interest %d %v %q", m.ID, m.Mode, key)
+}
+func (r *router) RoutedResponse(f *Face, key string, m *wire.Response) {
+	r.add("routed response %d %q", m.RequestID, key)
+}
+func (r *router) RoutedResponseFinal(f *Face, rid uint32) { r.add("routed final %d", rid) }
+
+// TestRoutingHook: a Handler implementing Routing gets every interest with
+// its key resolved (the session answers none itself, except DeclareFinal
+// for a key that does not resolve), and the responses to requests the
+// session did not issue; its own requests are answered as before.
+func TestRoutingHook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &router{}
+		s := open(t, wire.Router, r)
+		s.DeclareToken("@ros2_lv/0/own") // a router's own entity: not used to answer
+		p := newRawPeer(t, s, lc(wire.Client))
+		if p.p.RemoteWhatAmI != wire.Router {
+			t.Errorf("the session says it is a %v", p.p.RemoteWhatAmI)
+		}
+		p.takeMsgs()
+		r.take()
+		p.send(&wire.Declare{Body: &wire.DeclareKeyExpr{ID: 1, WireExpr: wire.WireExpr{Suffix: "@ros2_lv/0"}}},
+			&wire.Interest{ID: 5, Mode: wire.InterestCurrentFuture, Options: wire.InterestTokens,
+				WireExpr: &wire.WireExpr{Scope: 1, Suffix: "/**", SenderMapping: true}},
+			&wire.Interest{ID: 6, Mode: wire.InterestCurrent, Options: wire.InterestTokens,
+				WireExpr: &wire.WireExpr{Scope: 9, Suffix: "/**", SenderMapping: true}},
+			&wire.Interest{ID: 7, Mode: wire.InterestCurrent, Options: wire.InterestSubscribers},
+			&wire.Interest{ID: 5, Mode: wire.InterestFinal},
+		)
+		r.expect(t, `interest 5 current+future "@ros2_lv/0/**"`, `interest 7 current ""`, `interest 5 final ""`)
+		if got := describe(p.takeMsgs()); strings.Join(got, "|") != "DeclareFinal i=6" {
+			t.Errorf("the session sent %v", got)
+		}
+		if s.Stats.UnknownScope.Load() != 1 {
+			t.Errorf("unknown scope %d", s.Stats.UnknownScope.Load())
+		}
+		// responses and finals to requests it did not issue
+		p.send(&wire.Response{RequestID: 77, WireExpr: wire.WireExpr{Suffix: "a/b"}, Body: &wire.Reply{Body: &wire.Put{}}},
+			&wire.Response{RequestID: 77, Body: &wire.Err{Payload: []byte("Timeout")}},
+			&wire.ResponseFinal{RequestID: 77})
+		r.expect(t, `routed response 77 "a/b"`, `routed response 77 ""`, "routed final 77")
+		// its own request
+		p.send(&wire.Declare{Body: &wire.DeclareQueryable{ID: 1, WireExpr: wire.WireExpr{Suffix: "a/**"}}})
+		r.expect(t, "queryable a/**")
+		rid, _ := s.Request("a/b", &wire.Query{}, RequestOptions{})
+		p.takeMsgs()
+		p.send(&wire.Response{RequestID: rid, Body: &wire.Err{Payload: []byte("Timeout")}}, &wire.ResponseFinal{RequestID: rid})
+		r.expect(t, fmt.Sprintf("err %d Timeout", rid), fmt.Sprintf("final %d", rid))
+		s.Close()
+		p.l.Close()
+	})
+}
+
+// TestPeerSendsToRouter: a peer sends its publications and queries to the
+// routers it is linked to (a zenoh router declares its subscribers and
+// queryables to a peer only when asked), as zenoh peers do.
+func TestPeerSendsToRouter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &rec{}
+		s := open(t, wire.Peer, r)
+		p := newRawPeer(t, s, lc(wire.Router))
+		p.takeMsgs()
+		if n := s.Put("0/chatter", &wire.Put{Payload: []byte("hi")}, PutOptions{}); n != 1 {
+			t.Errorf("put went to %d faces", n)
+		}
+		rid, _ := s.Request("svc/x", &wire.Query{}, RequestOptions{})
+		if got := describe(p.takeMsgs()); strings.Join(got, "|") != "Push 0/chatter|Request" {
+			t.Errorf("sent %v", got)
+		}
+		if s.Matching("0/chatter") {
+			t.Error("Matching without a subscriber declared by the router")
+		}
+		p.send(&wire.ResponseFinal{RequestID: rid})
+		r.expect(t, "up router", fmt.Sprintf("final %d", rid))
+		// once the router finalized a subscriber interest covering a key,
+		// its declarations tell
+		id, _ := s.DeclareInterest(wire.InterestCurrentFuture, wire.InterestSubscribers, "0/chatter/**")
+		p.takeMsgs()
+		p.send(&wire.Declare{HasInterestID: true, InterestID: id, Body: &wire.DeclareFinal{}})
+		r.expect(t, fmt.Sprintf("interest final %d", id))
+		if n := s.Put("0/chatter/a", &wire.Put{}, PutOptions{}); n != 0 {
+			t.Errorf("put with no subscriber declared went to %d faces", n)
+		}
+		if n := s.Put("0/other", &wire.Put{}, PutOptions{}); n != 1 {
+			t.Errorf("put on a key the interest does not cover went to %d faces", n)
+		}
+		p.send(&wire.Declare{Body: &wire.DeclareSubscriber{ID: 1, WireExpr: wire.WireExpr{Suffix: "0/chatter/a"}}})
+		r.expect(t, "subscriber 0/chatter/a")
+		if n := s.Put("0/chatter/a", &wire.Put{}, PutOptions{}); n != 1 {
+			t.Errorf("put with a subscriber declared went to %d faces", n)
+		}
+		s.UndeclareInterest(id)
+		if n := s.Put("0/chatter/b", &wire.Put{}, PutOptions{}); n != 1 {
+			t.Errorf("put after the interest ended went to %d faces", n)
+		}
+		s.Close()
+		p.l.Close()
+	})
 }
