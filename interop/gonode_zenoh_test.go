@@ -112,7 +112,7 @@ func tailText(s string, n int) string {
 
 // TestZenohPicoClockToSimtimer: a zenoh-pico /clock publisher (shaped like
 // nano-ros's) drives examples/simtimer on rmw_zenoh's wire through pause,
-// 2x, 0.5x-free jumps and 1x, peer to peer, the pico listening and the Go
+// 2x, both jumps and 1x (simScript, as the DDS clock tests), peer to peer, the pico listening and the Go
 // node connecting, and the reverse; skip and catch_up; the ROS timer
 // matches the model of the samples pico published, as on DDS.
 func TestZenohPicoClockToSimtimer(t *testing.T) {

@@ -162,7 +162,6 @@ type inbox struct {
 	got  []rmw.Sample
 	evs  []rmw.Event
 	resp []rmw.Response
-	reqs []rmw.Request
 }
 
 func (b *inbox) deliver(s rmw.Sample) {

@@ -310,13 +310,6 @@ func (t *Transport) releaseNodeLocked(n rmw.NodeInfo) {
 	t.graphRemoveLocked(ln.token)
 }
 
-// newEntityID draws the next id of rmw_zenoh's counter (t.mu held).
-func (t *Transport) newEntityIDLocked() uint64 {
-	id := t.nextID
-	t.nextID++
-	return id
-}
-
 func (t *Transport) newEIDLocked() uint32 {
 	t.nextEID++
 	return t.nextEID
