@@ -14,6 +14,7 @@ import (
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
 	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/zenoh"
 )
 
 // Context is one ROS runtime instance: it owns one simulated clock (the
@@ -76,7 +77,9 @@ func WithClockSources(steady, system func() int64) ContextOption {
 // NewContext returns a new context with its own simulated clock. Unless
 // WithTransport says otherwise, its nodes talk through a transport of its
 // own, made on first use: the DDS transport (one DDS participant per
-// context), or an in-process one when NROS_TRANSPORT=intra.
+// context), the Zenoh one (one zenoh session per context) when
+// RMW_IMPLEMENTATION=rmw_zenoh_cpp, or an in-process one when
+// NROS_TRANSPORT=intra (see TransportEnv).
 func NewContext(opts ...ContextOption) *Context {
 	c := &Context{src: clock.NewSources(nil, nil), clockSubs: map[string]*clockSubscription{}}
 	c.args, _ = rosargs.Parse(nil)
@@ -147,10 +150,41 @@ func (c *Context) Init(args []string) (rest []string, err error) {
 }
 
 // TransportEnv selects the default transport of a context made without
-// WithTransport: "rtps" (or unset: DDSI-RTPS, talking to ROS 2 nodes over
-// UDP, configured by ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE and
-// ROS_STATIC_PEERS) or "intra" (in process only).
+// WithTransport: "rtps" (DDSI-RTPS, talking to ROS 2 nodes over UDP,
+// configured by ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE and
+// ROS_STATIC_PEERS), "zenoh" (rmw_zenoh's Zenoh mapping, configured as
+// rmw_zenoh is: ZENOH_SESSION_CONFIG_URI, ZENOH_CONFIG_OVERRIDE,
+// ROS_DOMAIN_ID) or "intra" (in process only). When it is unset,
+// RMWImplementationEnv chooses as ROS 2 users choose.
 const TransportEnv = "NROS_TRANSPORT"
+
+// RMWImplementationEnv is ROS 2's choice of middleware, read when
+// TransportEnv is unset: rmw_zenoh_cpp selects the Zenoh transport;
+// rmw_cyclonedds_cpp, rmw_fastrtps_cpp, rmw_fastrtps_dynamic_cpp,
+// rmw_connextdds or unset the DDS transport.
+const RMWImplementationEnv = "RMW_IMPLEMENTATION"
+
+// transportKind is the transport TransportEnv, else RMWImplementationEnv,
+// selects.
+func transportKind(getenv func(string) string) (string, error) {
+	if kind := getenv(TransportEnv); kind != "" {
+		switch kind {
+		case "intra", "zenoh":
+			return kind, nil
+		case "rtps", "dds":
+			return "rtps", nil
+		}
+		return "", fmt.Errorf("nros: %s=%q: want rtps, zenoh or intra", TransportEnv, kind)
+	}
+	switch impl := getenv(RMWImplementationEnv); impl {
+	case "rmw_zenoh_cpp":
+		return "zenoh", nil
+	case "", "rmw_cyclonedds_cpp", "rmw_fastrtps_cpp", "rmw_fastrtps_dynamic_cpp", "rmw_connextdds":
+		return "rtps", nil
+	default:
+		return "", fmt.Errorf("nros: %s=%q: want rmw_zenoh_cpp (Zenoh), rmw_cyclonedds_cpp or rmw_fastrtps_cpp (DDS)", RMWImplementationEnv, impl)
+	}
+}
 
 // Transport returns the context's transport, making the default one on
 // first use (see TransportEnv). If it cannot be made (no free port, a bad
@@ -170,10 +204,27 @@ func (c *Context) Transport() rmw.Transport {
 }
 
 func (c *Context) newDefaultTransport() (rmw.Transport, error) {
-	switch kind := os.Getenv(TransportEnv); kind {
+	kind, err := transportKind(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
 	case "intra":
 		return intra.New(), nil
-	case "", "rtps", "dds":
+	case "zenoh":
+		cfg, err := zenoh.ConfigFromEnv()
+		if err != nil {
+			return nil, fmt.Errorf("nros: %w", err)
+		}
+		log := c.logger("rmw_zenoh_cpp")
+		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
+		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+		t, err := zenoh.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("nros: starting the Zenoh transport: %w", err)
+		}
+		return t, nil
+	default:
 		cfg, err := rtps.ConfigFromEnv()
 		if err != nil {
 			return nil, fmt.Errorf("nros: %w", err)
@@ -186,8 +237,6 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 			return nil, fmt.Errorf("nros: starting the DDS transport: %w", err)
 		}
 		return t, nil
-	default:
-		return nil, fmt.Errorf("nros: %s=%q: want rtps or intra", TransportEnv, kind)
 	}
 }
 

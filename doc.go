@@ -6,7 +6,8 @@
 // # Context, Node, Executor
 //
 // A [Context] is one ROS 2 "init": the command line ([Context.Init]), the
-// transport its nodes talk through (a DDS participant by default, or the
+// transport its nodes talk through (a DDS participant by default, a Zenoh
+// session as rmw_zenoh's with RMW_IMPLEMENTATION=rmw_zenoh_cpp, or the
 // in-process transport with [WithTransport](intra.New()) or
 // NROS_TRANSPORT=intra) and one ROS clock that all its nodes share.
 // [Init] and [DefaultContext] are the process's default context.

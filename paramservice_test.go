@@ -49,8 +49,8 @@ func boolParam(name string, b bool) rcl_interfaces.Parameter {
 // follows /clock, a refusal comes back with its reason and changes nothing,
 // and every change is published on /parameter_events.
 func TestParameterServiceUseSimTime(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newSvcFixture(t, intra.New())
+	forTransports(t, serviceTransports, func(t *testing.T, tp transportPair) {
+		f := newSvcFixtureOver(t, tp)
 		defer f.stop()
 		var mu sync.Mutex
 		var events []rcl_interfaces.ParameterEvent
@@ -118,53 +118,55 @@ func TestParameterServiceUseSimTime(t *testing.T) {
 }
 
 func TestParameterServicesQueries(t *testing.T) {
-	f := newSvcFixture(t, intra.New())
-	defer f.stop()
-	if _, err := f.server.DeclareParameter("gain", IntegerValue(3), ParameterDescriptor{Description: "how much",
-		IntegerRange: &IntegerRange{From: 0, To: 10}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.server.DeclareParameter("ns.deep.x", StringValue("hi")); err != nil {
-		t.Fatal(err)
-	}
-	get := call[rcl_interfaces.GetParameters_Request, rcl_interfaces.GetParameters_Response](t, f.client, "/server/get_parameters",
-		&rcl_interfaces.GetParameters_Request{Names: []string{"gain", "use_sim_time", "ns.deep.x"}})
-	if len(get.Values) != 3 || get.Values[0].IntegerValue != 3 || get.Values[1].Type != 1 || get.Values[2].StringValue != "hi" {
-		t.Fatalf("get %+v", get)
-	}
-	get = call[rcl_interfaces.GetParameters_Request, rcl_interfaces.GetParameters_Response](t, f.client, "/server/get_parameters",
-		&rcl_interfaces.GetParameters_Request{Names: []string{"gain", "nope"}})
-	if len(get.Values) != 0 {
-		t.Fatalf("undeclared: %+v", get)
-	}
-	types := call[rcl_interfaces.GetParameterTypes_Request, rcl_interfaces.GetParameterTypes_Response](t, f.client, "/server/get_parameter_types",
-		&rcl_interfaces.GetParameterTypes_Request{Names: []string{"gain", "nope"}})
-	if len(types.Types) != 2 || types.Types[0] != 2 || types.Types[1] != 0 {
-		t.Fatalf("types %+v", types)
-	}
-	list := call[rcl_interfaces.ListParameters_Request, rcl_interfaces.ListParameters_Response](t, f.client, "/server/list_parameters",
-		&rcl_interfaces.ListParameters_Request{})
-	if strings.Join(list.Result.Names, ",") != "gain,ns.deep.x,use_sim_time" || strings.Join(list.Result.Prefixes, ",") != "ns.deep" {
-		t.Fatalf("list %+v", list)
-	}
-	desc := call[rcl_interfaces.DescribeParameters_Request, rcl_interfaces.DescribeParameters_Response](t, f.client, "/server/describe_parameters",
-		&rcl_interfaces.DescribeParameters_Request{Names: []string{"gain"}})
-	if len(desc.Descriptors) != 1 || desc.Descriptors[0].Description != "how much" || desc.Descriptors[0].Type != 2 ||
-		len(desc.Descriptors[0].IntegerRange) != 1 || desc.Descriptors[0].IntegerRange[0].ToValue != 10 {
-		t.Fatalf("describe %+v", desc)
-	}
-	// Out of range, atomically with a valid one: nothing changes.
-	at := call[rcl_interfaces.SetParametersAtomically_Request, rcl_interfaces.SetParametersAtomically_Response](t, f.client, "/server/set_parameters_atomically",
-		&rcl_interfaces.SetParametersAtomically_Request{Parameters: []rcl_interfaces.Parameter{
-			{Name: "ns.deep.x", Value: rcl_interfaces.ParameterValue{Type: 4, StringValue: "changed"}},
-			{Name: "gain", Value: rcl_interfaces.ParameterValue{Type: 2, IntegerValue: 11}},
-		}})
-	if at.Result.Successful || at.Result.Reason == "" {
-		t.Fatalf("atomic %+v", at)
-	}
-	if v, _ := f.server.GetParameter("ns.deep.x"); v.ValueString() != "hi" {
-		t.Fatalf("ns.deep.x = %v after a refused atomic set", v)
-	}
+	forTransports(t, serviceTransports, func(t *testing.T, tp transportPair) {
+		f := newSvcFixtureOver(t, tp)
+		defer f.stop()
+		if _, err := f.server.DeclareParameter("gain", IntegerValue(3), ParameterDescriptor{Description: "how much",
+			IntegerRange: &IntegerRange{From: 0, To: 10}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.server.DeclareParameter("ns.deep.x", StringValue("hi")); err != nil {
+			t.Fatal(err)
+		}
+		get := call[rcl_interfaces.GetParameters_Request, rcl_interfaces.GetParameters_Response](t, f.client, "/server/get_parameters",
+			&rcl_interfaces.GetParameters_Request{Names: []string{"gain", "use_sim_time", "ns.deep.x"}})
+		if len(get.Values) != 3 || get.Values[0].IntegerValue != 3 || get.Values[1].Type != 1 || get.Values[2].StringValue != "hi" {
+			t.Fatalf("get %+v", get)
+		}
+		get = call[rcl_interfaces.GetParameters_Request, rcl_interfaces.GetParameters_Response](t, f.client, "/server/get_parameters",
+			&rcl_interfaces.GetParameters_Request{Names: []string{"gain", "nope"}})
+		if len(get.Values) != 0 {
+			t.Fatalf("undeclared: %+v", get)
+		}
+		types := call[rcl_interfaces.GetParameterTypes_Request, rcl_interfaces.GetParameterTypes_Response](t, f.client, "/server/get_parameter_types",
+			&rcl_interfaces.GetParameterTypes_Request{Names: []string{"gain", "nope"}})
+		if len(types.Types) != 2 || types.Types[0] != 2 || types.Types[1] != 0 {
+			t.Fatalf("types %+v", types)
+		}
+		list := call[rcl_interfaces.ListParameters_Request, rcl_interfaces.ListParameters_Response](t, f.client, "/server/list_parameters",
+			&rcl_interfaces.ListParameters_Request{})
+		if strings.Join(list.Result.Names, ",") != "gain,ns.deep.x,use_sim_time" || strings.Join(list.Result.Prefixes, ",") != "ns.deep" {
+			t.Fatalf("list %+v", list)
+		}
+		desc := call[rcl_interfaces.DescribeParameters_Request, rcl_interfaces.DescribeParameters_Response](t, f.client, "/server/describe_parameters",
+			&rcl_interfaces.DescribeParameters_Request{Names: []string{"gain"}})
+		if len(desc.Descriptors) != 1 || desc.Descriptors[0].Description != "how much" || desc.Descriptors[0].Type != 2 ||
+			len(desc.Descriptors[0].IntegerRange) != 1 || desc.Descriptors[0].IntegerRange[0].ToValue != 10 {
+			t.Fatalf("describe %+v", desc)
+		}
+		// Out of range, atomically with a valid one: nothing changes.
+		at := call[rcl_interfaces.SetParametersAtomically_Request, rcl_interfaces.SetParametersAtomically_Response](t, f.client, "/server/set_parameters_atomically",
+			&rcl_interfaces.SetParametersAtomically_Request{Parameters: []rcl_interfaces.Parameter{
+				{Name: "ns.deep.x", Value: rcl_interfaces.ParameterValue{Type: 4, StringValue: "changed"}},
+				{Name: "gain", Value: rcl_interfaces.ParameterValue{Type: 2, IntegerValue: 11}},
+			}})
+		if at.Result.Successful || at.Result.Reason == "" {
+			t.Fatalf("atomic %+v", at)
+		}
+		if v, _ := f.server.GetParameter("ns.deep.x"); v.ValueString() != "hi" {
+			t.Fatalf("ns.deep.x = %v after a refused atomic set", v)
+		}
+	})
 }
 
 func TestParameterServicesCanBeTurnedOff(t *testing.T) {

@@ -15,8 +15,9 @@ import (
 	"github.com/nros-go/nros/rmw/intra"
 )
 
-// svcFixture is two nodes on one intra transport: "server" spun by an
-// executor on its own goroutine, "client" unspun.
+// svcFixture is two nodes, "server" spun by an executor on its own
+// goroutine and "client" unspun, on one transport or on the two of a
+// transport pair (one context each).
 type svcFixture struct {
 	server, client *Node
 	exec           *Executor
@@ -25,12 +26,28 @@ type svcFixture struct {
 
 func newSvcFixture(t *testing.T, tr rmw.Transport, clientArgs ...string) *svcFixture {
 	t.Helper()
-	ctx := NewContext(WithTransport(tr), WithLogOutput(io.Discard))
+	return newSvcFixturePair(t, tr, tr, clientArgs...)
+}
+
+// newSvcFixtureOver is the fixture on a transport pair.
+func newSvcFixtureOver(t *testing.T, tp transportPair, clientArgs ...string) *svcFixture {
+	t.Helper()
+	a, b := tp.make(t)
+	return newSvcFixturePair(t, a, b, clientArgs...)
+}
+
+func newSvcFixturePair(t *testing.T, srvTr, clTr rmw.Transport, clientArgs ...string) *svcFixture {
+	t.Helper()
+	ctx := NewContext(WithTransport(srvTr), WithLogOutput(io.Discard))
+	clCtx := ctx
+	if clTr != srvTr {
+		clCtx = NewContext(WithTransport(clTr), WithLogOutput(io.Discard))
+	}
 	srv, err := NewNode("server", WithContext(ctx))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := NewNode("client", WithContext(ctx), WithArguments(clientArgs...))
+	cl, err := NewNode("client", WithContext(clCtx), WithArguments(clientArgs...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +67,14 @@ func newSvcFixture(t *testing.T, tr rmw.Transport, clientArgs ...string) *svcFix
 		cl.Close()
 		e.Close()
 		ctx.Shutdown()
+		clCtx.Shutdown()
 	}
 	return f
 }
 
 func TestServiceCall(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newSvcFixture(t, intra.New())
+	forTransports(t, serviceTransports, func(t *testing.T, tp transportPair) {
+		f := newSvcFixtureOver(t, tp)
 		defer f.stop()
 		var calls int
 		srv, err := NewService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](f.server, "set",
@@ -77,6 +95,7 @@ func TestServiceCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		synctest.Wait() // a remote server's announcement arrives
 		if !cl.ServiceIsReady() {
 			t.Fatal("not ready")
 		}
@@ -110,8 +129,8 @@ func TestServiceCall(t *testing.T) {
 }
 
 func TestServiceDeferredAndConcurrentCalls(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newSvcFixture(t, intra.New())
+	forTransports(t, serviceTransports, func(t *testing.T, tp transportPair) {
+		f := newSvcFixtureOver(t, tp)
 		defer f.stop()
 		_, err := NewDeferredService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](f.server, "set",
 			func(req *std_srvs.SetBool_Request, r *Responder[std_srvs.SetBool_Response]) {
@@ -152,8 +171,8 @@ func TestServiceDeferredAndConcurrentCalls(t *testing.T) {
 // and leaves neither a goroutine nor a pending entry behind; so does one
 // whose server goes away mid-call, and one cancelled.
 func TestServiceCallNoAnswerLeavesNothing(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newSvcFixture(t, intra.New())
+	forTransports(t, serviceTransports, func(t *testing.T, tp transportPair) {
+		f := newSvcFixtureOver(t, tp)
 		defer f.stop()
 		srv, err := NewDeferredService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](f.server, "mute",
 			func(*std_srvs.SetBool_Request, *Responder[std_srvs.SetBool_Response]) {})
@@ -209,8 +228,8 @@ func TestServiceCallNoAnswerLeavesNothing(t *testing.T) {
 }
 
 func TestWaitForServiceWakesOnServer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newSvcFixture(t, intra.New())
+	forTransports(t, serviceTransports, func(t *testing.T, tp transportPair) {
+		f := newSvcFixtureOver(t, tp)
 		defer f.stop()
 		cl, err := NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](f.client, "~/later")
 		if err != nil {
