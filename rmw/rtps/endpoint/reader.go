@@ -65,11 +65,31 @@ type writerProxy struct {
 	hbCount      wire.Count
 	haveHBFCount bool
 	hbfCount     wire.Count
+	hbAt         int64 // when the last HEARTBEAT was accepted
+	hbfAt        int64 // when the last HEARTBEAT_FRAG was accepted
 	syncAt       int64
 	ackAt        int64
 	preemptAt    int64
-	slots        []slot
-	nbuf         int
+	preempts     int // preemptive ACKNACKs sent since the writer was last heard
+	// slots is the out-of-order window (Window entries), allocated when
+	// first needed: a proxy that only ever sees in-order traffic costs
+	// no window.
+	slots []slot
+	nbuf  int
+
+	// maxSN is the highest SN received in DATA or DATA_FRAG: the evidence
+	// of what the writer has sent. HEARTBEAT and GAP can claim anything.
+	maxSN wire.SequenceNumber
+	// jumpFrom..jumpTo is an advance of next by a HEARTBEAT or GAP past
+	// maxSN+1 not yet confirmed by DATA at or above jumpTo (0: none), and
+	// jumpLost what it counted as lost. DATA from the writer in
+	// [jumpFrom, jumpTo) proves the claim false (a forged or stale
+	// HEARTBEAT): the proxy goes back to that DATA.
+	jumpFrom, jumpTo wire.SequenceNumber
+	jumpLost         uint64
+	jumpHBLast       wire.SequenceNumber // hbLast before the jump
+	jumpSync         bool                // the jump was the first sync
+	lastDel          wire.SequenceNumber // reliable: last SN delivered
 
 	frags []fragEntry
 }
@@ -110,6 +130,12 @@ func (c *ReaderConfig) setDefaults() error {
 	}
 	if c.PreemptiveAckPeriod <= 0 {
 		c.PreemptiveAckPeriod = DefaultPreemptiveAckPeriod
+	}
+	if c.MaxPreemptiveAckPeriod <= 0 {
+		c.MaxPreemptiveAckPeriod = max(DefaultMaxPreemptiveAckPeriod, c.PreemptiveAckPeriod)
+	}
+	if c.MaxPreemptiveAcks <= 0 {
+		c.MaxPreemptiveAcks = DefaultMaxPreemptiveAcks
 	}
 	if c.InitialSyncTimeout == 0 {
 		c.InitialSyncTimeout = DefaultInitialSyncTimeout
@@ -179,10 +205,26 @@ func (r *Reader) newProxy(now int64, guid wire.GUID, reliable bool) *writerProxy
 		preemptAt: Never,
 		frags:     make([]fragEntry, r.cfg.MaxFragmentedSamples),
 	}
-	if reliable {
+	return p
+}
+
+// win is the out-of-order window of reliable proxies.
+func (r *Reader) win() wire.SequenceNumber { return wire.SequenceNumber(r.cfg.Window) }
+
+// peek returns the window slot of sn, nil if the window is not allocated.
+func (p *writerProxy) peek(sn wire.SequenceNumber) *slot {
+	if p.slots == nil {
+		return nil
+	}
+	return &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]
+}
+
+// slotFor returns the window slot of sn, allocating the window.
+func (r *Reader) slotFor(p *writerProxy, sn wire.SequenceNumber) *slot {
+	if p.slots == nil {
 		p.slots = make([]slot, r.cfg.Window)
 	}
-	return p
+	return &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]
 }
 
 // MatchWriter adds (or updates the locators of) a matched writer proxy.
@@ -363,6 +405,73 @@ func (r *Reader) handleData(now int64, rs *wire.ReceiverState, d *wire.Data) {
 	r.accept(now, p, &in)
 }
 
+// heard notes DATA or DATA_FRAG with sn from p: evidence of what the
+// writer sent, which confirms an advance at or below it, and a sign of life
+// that restarts the preemptive ACKNACK back-off.
+func (r *Reader) heard(now int64, p *writerProxy, sn wire.SequenceNumber) {
+	p.maxSN = max(p.maxSN, sn)
+	if p.jumpTo != 0 && p.maxSN >= p.jumpTo {
+		p.jumpFrom, p.jumpTo, p.jumpLost = 0, 0, 0
+	}
+	if p.reliable && !p.gotHB {
+		if p.preempts >= r.cfg.MaxPreemptiveAcks && p.preemptAt == Never {
+			p.preemptAt = now // silenced: prompt it again
+		}
+		p.preempts = 0
+	}
+}
+
+// claimedAdvance moves next to target on the writer's word (a HEARTBEAT's
+// firstSN or a GAP) and returns the SNs skipped without data. An advance
+// past maxSN+1 claims SNs no DATA has shown: it is remembered until DATA
+// confirms it (see revertJump). fromSync marks the first HEARTBEAT of an
+// unsynchronised proxy.
+func (r *Reader) claimedAdvance(p *writerProxy, target wire.SequenceNumber, hbLastBefore wire.SequenceNumber, fromSync bool) uint64 {
+	from := p.next
+	var lost uint64
+	if fromSync {
+		r.sync(p, target)
+		lost = 0
+	} else {
+		lost = r.advanceTo(p, target)
+	}
+	if target > p.maxSN+1 {
+		if p.jumpTo == 0 {
+			p.jumpFrom, p.jumpLost, p.jumpHBLast, p.jumpSync = from, 0, hbLastBefore, fromSync
+		}
+		p.jumpTo = max(p.jumpTo, target)
+		p.jumpLost += lost
+	}
+	return lost
+}
+
+// revertJump handles DATA with sn below next: if an unconfirmed advance
+// skipped it (sn in [jumpFrom, jumpTo) and newer than anything delivered),
+// the HEARTBEAT or GAP that claimed those SNs gone was false (forged, or
+// from a writer that restarted its numbering): the proxy goes back to
+// where it was and reports true; the caller then handles sn as usual.
+func (r *Reader) revertJump(p *writerProxy, sn wire.SequenceNumber) bool {
+	if p.jumpTo == 0 || sn < p.jumpFrom || sn >= p.jumpTo || sn <= p.lastDel {
+		return false
+	}
+	r.st.JumpsReverted++
+	r.st.Lost -= min(p.jumpLost, r.st.Lost)
+	p.hbLast = max(p.jumpHBLast, p.maxSN)
+	// The counts the claim came with cannot be trusted either.
+	p.haveHBCount, p.haveHBFCount = false, false
+	if p.jumpSync {
+		// Back to unsynchronised: the writer's real HEARTBEAT (or
+		// InitialSyncTimeout) says where its history starts.
+		p.synced, p.gotHB = false, false
+		p.next = 0
+		p.preemptAt = Never
+	} else {
+		p.next = max(p.jumpFrom, p.lastDel+1)
+	}
+	p.jumpFrom, p.jumpTo, p.jumpLost = 0, 0, 0
+	return true
+}
+
 // accept runs one complete sample through p's ordering rules.
 func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 	if !p.reliable {
@@ -380,6 +489,10 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 		r.deliverIn(p, in)
 		return
 	}
+	r.heard(now, p, in.sn)
+	if p.synced && in.sn < p.next {
+		r.revertJump(p, in.sn)
+	}
 	if !p.synced {
 		if p.nbuf == 0 {
 			p.bufLow, p.bufHigh = in.sn, in.sn
@@ -394,7 +507,7 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 			}
 		} else {
 			lo, hi := min(p.bufLow, in.sn), max(p.bufHigh, in.sn)
-			if hi-lo >= wire.SequenceNumber(len(p.slots)) {
+			if hi-lo >= r.win() {
 				r.st.OutOfWindow++
 				return
 			}
@@ -409,13 +522,12 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 		r.st.Duplicates++
 		return
 	}
-	if in.sn-p.next >= wire.SequenceNumber(len(p.slots)) {
+	if in.sn-p.next >= r.win() {
 		r.st.OutOfWindow++
 		return
 	}
 	if in.sn == p.next {
-		s := &p.slots[int(in.sn%wire.SequenceNumber(len(p.slots)))]
-		if s.state != slotEmpty && s.sn == in.sn {
+		if s := p.peek(in.sn); s != nil && s.state != slotEmpty && s.sn == in.sn {
 			r.clearSlot(p, s)
 		}
 		p.next++
@@ -428,7 +540,7 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 
 // store buffers in (copying it) unless its slot is taken.
 func (r *Reader) store(p *writerProxy, in *incoming) {
-	s := &p.slots[int(in.sn%wire.SequenceNumber(len(p.slots)))]
+	s := r.slotFor(p, in.sn)
 	if s.state != slotEmpty {
 		if s.sn == in.sn && s.state == slotData {
 			r.st.Duplicates++
@@ -489,6 +601,9 @@ func (r *Reader) deliverIn(p *writerProxy, in *incoming) {
 	if !in.null {
 		r.smp.Payload = in.payload
 	}
+	if p.reliable {
+		p.lastDel = in.sn
+	}
 	r.st.Delivered++
 	r.deliver(r.smp)
 }
@@ -501,6 +616,10 @@ func (r *Reader) deliverSlot(p *writerProxy, s *slot) {
 // deliverChain delivers buffered samples from p.next on while they are
 // consecutive.
 func (r *Reader) deliverChain(p *writerProxy) {
+	if p.slots == nil {
+		r.dropFragsBelow(p, p.next)
+		return
+	}
 	w := wire.SequenceNumber(len(p.slots))
 	for {
 		s := &p.slots[int(p.next%w)]
@@ -534,6 +653,18 @@ func (r *Reader) sync(p *writerProxy, start wire.SequenceNumber) {
 	r.deliverChain(p)
 }
 
+// acceptCount applies the RTPS rule that a HEARTBEAT (or HEARTBEAT_FRAG)
+// with a count not above the last one is ignored, except that after
+// HeartbeatCountTimeout any count is accepted again (as Cyclone DDS does):
+// one forged or stale count cannot silence a writer for good.
+func acceptCount(now int64, have *bool, last *wire.Count, at *int64, c wire.Count) bool {
+	if *have && c <= *last && now-*at < HeartbeatCountTimeout {
+		return false
+	}
+	*have, *last, *at = true, c, now
+	return true
+}
+
 // advanceTo moves p.next to target: buffered samples below target are
 // delivered in order. It returns how many SNs were skipped without data.
 func (r *Reader) advanceTo(p *writerProxy, target wire.SequenceNumber) uint64 {
@@ -541,8 +672,11 @@ func (r *Reader) advanceTo(p *writerProxy, target wire.SequenceNumber) uint64 {
 		return 0
 	}
 	var skipped uint64
-	w := wire.SequenceNumber(len(p.slots))
+	w := r.win()
 	end := min(target, p.next+w)
+	if p.slots == nil {
+		end = p.next // nothing buffered
+	}
 	for sn := p.next; sn < end; sn++ {
 		s := &p.slots[int(sn%w)]
 		p.next = sn + 1
@@ -579,22 +713,27 @@ func (r *Reader) handleHeartbeat(now int64, g wire.GUID, hb *wire.Heartbeat) {
 	if !p.reliable {
 		return
 	}
-	if p.haveHBCount && hb.Count <= p.hbCount {
+	if !acceptCount(now, &p.haveHBCount, &p.hbCount, &p.hbAt, hb.Count) {
 		r.st.StaleCount++
 		return
 	}
-	p.haveHBCount, p.hbCount = true, hb.Count
 	p.lastHeard = now
 	r.st.Heartbeats++
 	p.gotHB = true
 	p.preemptAt = Never
+	p.preempts = 0
+	hbLast := p.hbLast
 	if hb.LastSN > p.hbLast {
 		p.hbLast = hb.LastSN
 	}
 	if !p.synced {
-		r.sync(p, hb.FirstSN)
+		lost := r.st.Lost
+		r.claimedAdvance(p, hb.FirstSN, hbLast, true)
+		if p.jumpTo != 0 {
+			p.jumpLost = r.st.Lost - lost
+		}
 	} else if hb.FirstSN > p.next {
-		r.st.Lost += r.advanceTo(p, hb.FirstSN)
+		r.st.Lost += r.claimedAdvance(p, hb.FirstSN, hbLast, false)
 		r.deliverChain(p)
 	}
 	if !hb.Final || p.next <= p.hbLast {
@@ -620,11 +759,10 @@ func (r *Reader) handleHeartbeatFrag(now int64, g wire.GUID, hf *wire.HeartbeatF
 	if !p.reliable {
 		return
 	}
-	if p.haveHBFCount && hf.Count <= p.hbfCount {
+	if !acceptCount(now, &p.haveHBFCount, &p.hbfCount, &p.hbfAt, hf.Count) {
 		r.st.StaleCount++
 		return
 	}
-	p.haveHBFCount, p.hbfCount = true, hf.Count
 	if !p.synced {
 		return
 	}
@@ -657,10 +795,10 @@ func (r *Reader) handleGap(now int64, g wire.GUID, gap *wire.Gap) {
 		return
 	}
 	p.lastHeard = now
-	w := wire.SequenceNumber(len(p.slots))
+	w := r.win()
 	start, end := gap.GapStart, gap.GapList.Base // [start, end)
 	if start <= p.next && end > p.next {
-		r.st.GapSNs += r.advanceTo(p, end)
+		r.st.GapSNs += r.claimedAdvance(p, end, p.hbLast, false)
 	} else if start > p.next {
 		for sn := start; sn < end && sn < p.next+w; sn++ {
 			r.markGap(p, sn)
@@ -676,7 +814,7 @@ func (r *Reader) handleGap(now int64, g wire.GUID, gap *wire.Gap) {
 }
 
 func (r *Reader) markGap(p *writerProxy, sn wire.SequenceNumber) {
-	s := &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]
+	s := r.slotFor(p, sn)
 	if s.state != slotEmpty && s.sn == sn {
 		return
 	}
@@ -724,18 +862,21 @@ func (r *Reader) handleDataFrag(now int64, rs *wire.ReceiverState, d *wire.DataF
 			r.st.Duplicates++
 			return
 		}
-	} else if p.synced {
-		if sn < p.next {
+	} else {
+		r.heard(now, p, sn)
+		if p.synced && sn < p.next && !r.revertJump(p, sn) {
 			r.st.Duplicates++
 			return
 		}
-		if sn-p.next >= wire.SequenceNumber(len(p.slots)) {
-			r.st.OutOfWindow++
-			return
-		}
-		if s := &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]; s.state != slotEmpty && s.sn == sn {
-			r.st.Duplicates++
-			return
+		if p.synced {
+			if sn-p.next >= r.win() {
+				r.st.OutOfWindow++
+				return
+			}
+			if s := p.peek(sn); s != nil && s.state != slotEmpty && s.sn == sn {
+				r.st.Duplicates++
+				return
+			}
 		}
 	}
 	e := r.fragEntryFor(p, sn, d)
@@ -893,7 +1034,17 @@ func (r *Reader) dropFragsBelow(p *writerProxy, sn wire.SequenceNumber) {
 func (r *Reader) sendAck(now int64, p *writerProxy) {
 	p.ackAt = Never
 	if !p.gotHB {
-		p.preemptAt = now + r.cfg.PreemptiveAckPeriod
+		// Preemptive: less and less often while the writer says
+		// nothing (Cyclone DDS and Fast DDS back off too), and not at
+		// all once MaxPreemptiveAcks went unanswered, until it shows up.
+		p.preempts++
+		switch {
+		case p.preempts >= r.cfg.MaxPreemptiveAcks:
+			p.preemptAt = Never
+			r.st.WritersSilenced++
+		default:
+			p.preemptAt = now + backoff(r.cfg.PreemptiveAckPeriod, p.preempts-1, r.cfg.MaxPreemptiveAckPeriod)
+		}
 		if !p.synced && p.nbuf > 0 {
 			// Holding data until a HEARTBEAT says where the writer's
 			// history starts: a lost prompt or reply must not leave the
@@ -909,11 +1060,9 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 	set := wire.SequenceNumberSet{Base: 1}
 	if p.synced {
 		set.Base = p.next
-		w := wire.SequenceNumber(len(p.slots))
-		end := min(p.hbLast, p.next+wire.MaxSetBits-1, p.next+w-1)
+		end := min(p.hbLast, p.next+wire.MaxSetBits-1, p.next+r.win()-1)
 		for sn := p.next; sn <= end; sn++ {
-			s := &p.slots[int(sn%w)]
-			if s.state != slotEmpty && s.sn == sn {
+			if s := p.peek(sn); s != nil && s.state != slotEmpty && s.sn == sn {
 				continue
 			}
 			if r.fragInProgress(p, sn) {
@@ -992,7 +1141,7 @@ func (r *Reader) Tick(now int64) int64 {
 		if !p.synced && p.syncAt <= now && p.nbuf > 0 {
 			start := p.bufLow
 			if r.cfg.Durable {
-				start = max(1, p.bufHigh-wire.SequenceNumber(len(p.slots))+1)
+				start = max(1, p.bufHigh-r.win()+1)
 			}
 			r.sync(p, start)
 		}

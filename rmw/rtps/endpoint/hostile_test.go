@@ -1,0 +1,230 @@
+package endpoint
+
+import (
+	"testing"
+
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+// Tests of what a forged or unresponsive peer can make an endpoint do (issue
+// #19): a HEARTBEAT or GAP claiming SNs the writer never sent must not cut
+// the writer off; endpoints that never answer are contacted less and less
+// and then not at all.
+
+// spoofRig is a reliable reader matched with guidW, fed submessages by
+// hand, recording what it delivers and what it sends.
+type spoofRig struct {
+	r    *Reader
+	got  []wire.SequenceNumber
+	sent int
+	src  wire.ReceiverState
+}
+
+func newSpoofRig(t *testing.T, cfg ReaderConfig) *spoofRig {
+	t.Helper()
+	g := &spoofRig{src: wire.ReceiverState{SourcePrefix: prefixW}}
+	cfg.GUID = guidR
+	var err error
+	g.r, err = NewReader(cfg, OutputFunc(func([]wire.Locator, []byte) { g.sent++ }), func(s Sample) { g.got = append(g.got, s.SN) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
+	return g
+}
+
+func (g *spoofRig) data(now int64, sn wire.SequenceNumber) {
+	sm := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn, SerializedPayload: []byte{0, 1, 0, 0}}}
+	g.r.HandleSubmessage(now, &g.src, &sm)
+	g.r.Tick(now)
+}
+
+func (g *spoofRig) hb(now int64, first, last wire.SequenceNumber, count wire.Count) {
+	sm := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: first, LastSN: last, Count: count}}
+	g.r.HandleSubmessage(now, &g.src, &sm)
+	g.r.Tick(now)
+}
+
+func (g *spoofRig) gap(now int64, start, end wire.SequenceNumber) {
+	sm := wire.Submessage{ID: wire.SubmsgGap, Gap: wire.Gap{WriterID: guidW.Entity, GapStart: start, GapList: wire.SequenceNumberSet{Base: end}}}
+	g.r.HandleSubmessage(now, &g.src, &sm)
+	g.r.Tick(now)
+}
+
+func wantSNs(t *testing.T, got []wire.SequenceNumber, from, to wire.SequenceNumber) {
+	t.Helper()
+	if len(got) != int(to-from+1) {
+		t.Fatalf("delivered %v, want %d..%d", got, from, to)
+	}
+	for i, sn := range got {
+		if sn != from+wire.SequenceNumber(i) {
+			t.Fatalf("delivered %v, want %d..%d", got, from, to)
+		}
+	}
+}
+
+// A forged HEARTBEAT with the writer's GUID claiming that its history starts
+// 10^6 ahead: the real writer's next DATA shows the claim was false, and the
+// reader goes on from it without losing a sample.
+func TestForgedHeartbeatDoesNotSilenceWriter(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		count wire.Count // the forger's count
+	}{
+		{"next count", 3},
+		{"huge count", 1<<31 - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newSpoofRig(t, ReaderConfig{})
+			now := int64(0)
+			g.hb(now, 1, 0, 1)
+			for sn := wire.SequenceNumber(1); sn <= 10; sn++ {
+				now += 10e6
+				g.data(now, sn)
+			}
+			g.hb(now, 1, 10, 2)
+			now += 1e6
+			g.hb(now, 1e6, 1e6+10, tc.count) // the forgery
+			for sn := wire.SequenceNumber(11); sn <= 100; sn++ {
+				now += 10e6
+				g.data(now, sn)
+				if sn%10 == 0 { // the real writer's heartbeats go on
+					g.hb(now, 1, sn, 3+wire.Count(sn))
+				}
+			}
+			wantSNs(t, g.got, 1, 100)
+			s := g.r.Stats()
+			if s.JumpsReverted != 1 || s.Lost != 0 {
+				t.Fatalf("stats %+v: want one reverted jump and nothing lost", s)
+			}
+		})
+	}
+}
+
+// The same with a forged GAP, and with the forgery arriving before the
+// first real HEARTBEAT (the proxy not yet synchronised).
+func TestForgedGapAndEarlyHeartbeat(t *testing.T) {
+	t.Run("gap", func(t *testing.T) {
+		g := newSpoofRig(t, ReaderConfig{})
+		g.hb(0, 1, 0, 1)
+		g.data(1e6, 1)
+		g.gap(2e6, 2, 1e6)
+		for sn := wire.SequenceNumber(2); sn <= 50; sn++ {
+			g.data(int64(sn)*10e6, sn)
+		}
+		wantSNs(t, g.got, 1, 50)
+	})
+	t.Run("before sync", func(t *testing.T) {
+		g := newSpoofRig(t, ReaderConfig{})
+		g.hb(0, 1e6, 1e6, 1<<30) // forged: the first HEARTBEAT the proxy sees
+		g.hb(1e6, 1, 0, 1)       // the real one, count lower
+		for sn := wire.SequenceNumber(1); sn <= 50; sn++ {
+			g.data(2e6+int64(sn)*10e6, sn)
+		}
+		wantSNs(t, g.got, 1, 50)
+	})
+}
+
+// A genuine advance stays: a KEEP_LAST writer that dropped SNs the reader
+// missed says so with HEARTBEAT firstSN; what follows is delivered from
+// there, and a late straggler below it is not delivered twice or out of
+// order.
+func TestGenuineHeartbeatAdvanceKept(t *testing.T) {
+	g := newSpoofRig(t, ReaderConfig{})
+	g.hb(0, 1, 0, 1)
+	g.data(1e6, 1)
+	g.data(2e6, 2)
+	// 3..20 lost on the way and overwritten at the writer.
+	g.hb(3e6, 21, 22, 2)
+	g.data(4e6, 21)
+	g.data(5e6, 22)
+	g.data(6e6, 7) // a straggler from before the advance
+	g.data(7e6, 23)
+	want := []wire.SequenceNumber{1, 2, 21, 22, 23}
+	if len(g.got) != len(want) {
+		t.Fatalf("delivered %v, want %v", g.got, want)
+	}
+	for i := range want {
+		if g.got[i] != want[i] {
+			t.Fatalf("delivered %v, want %v", g.got, want)
+		}
+	}
+	if s := g.r.Stats(); s.Lost != 18 || s.JumpsReverted != 0 {
+		t.Fatalf("stats %+v: want 18 lost, no revert", s)
+	}
+}
+
+// A forged HEARTBEAT with a huge count does not make the writer's real
+// HEARTBEATs stale for good: after HeartbeatCountTimeout a lower count is
+// accepted again (as Cyclone DDS does).
+func TestStaleCountTimesOut(t *testing.T) {
+	g := newSpoofRig(t, ReaderConfig{})
+	g.hb(0, 1, 0, 1<<31-1)
+	g.hb(1e6, 1, 0, 5)
+	if s := g.r.Stats(); s.StaleCount != 1 || s.Heartbeats != 1 {
+		t.Fatalf("within the timeout: %+v", s)
+	}
+	g.hb(HeartbeatCountTimeout+1e6, 1, 0, 6)
+	if s := g.r.Stats(); s.Heartbeats != 2 {
+		t.Fatalf("after the timeout: %+v", s)
+	}
+}
+
+// A matched writer that never answers gets preemptive ACKNACKs less and
+// less often (1 s, 2 s, 4 s, ... up to MaxPreemptiveAckPeriod), then none
+// once MaxPreemptiveAcks went unanswered; DATA from it wakes the reader up.
+func TestPreemptiveAckBackoff(t *testing.T) {
+	var at []int64
+	now := int64(0)
+	r, err := NewReader(ReaderConfig{GUID: guidR}, OutputFunc(func([]wire.Locator, []byte) { at = append(at, now) }), func(Sample) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.MatchWriter(now, guidW, []wire.Locator{locW}, true)
+	for now < 3600e9 {
+		next := r.Tick(now)
+		if next == Never {
+			break
+		}
+		now = max(next, now+1)
+	}
+	if len(at) != DefaultMaxPreemptiveAcks {
+		t.Fatalf("%d preemptive ACKNACKs at %v, want %d", len(at), at, DefaultMaxPreemptiveAcks)
+	}
+	for i := 1; i < len(at); i++ {
+		gap, want := at[i]-at[i-1], min(DefaultPreemptiveAckPeriod<<(i-1), DefaultMaxPreemptiveAckPeriod)
+		if gap != want {
+			t.Fatalf("ACKNACK %d came %d ns after the previous, want %d (all at %v)", i, gap, want, at)
+		}
+	}
+	if s := r.Stats(); s.WritersSilenced != 1 {
+		t.Fatalf("stats %+v: want 1 silenced writer", s)
+	}
+	// The writer shows up: DATA prompts an ACKNACK at once.
+	n := len(at)
+	now += 1e9
+	src := wire.ReceiverState{SourcePrefix: prefixW}
+	sm := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: 1, SerializedPayload: []byte{0, 1, 0, 0}}}
+	r.HandleSubmessage(now, &src, &sm)
+	r.Tick(now)
+	if len(at) != n+1 {
+		t.Fatalf("no ACKNACK after the writer's DATA (%d sent)", len(at)-n)
+	}
+}
+
+// A reliable proxy that never needs its out-of-order window does not
+// allocate it: memory per matched writer stays small (the SEDP readers
+// have one proxy per remote participant).
+func TestReorderWindowAllocatedLazily(t *testing.T) {
+	g := newSpoofRig(t, ReaderConfig{})
+	g.hb(0, 1, 0, 1)
+	for sn := wire.SequenceNumber(1); sn <= 20; sn++ {
+		g.data(int64(sn)*1e6, sn)
+	}
+	if p, _ := g.r.find(guidW); p == nil || p.slots != nil {
+		t.Fatal("in-order traffic allocated the reorder window")
+	}
+	g.data(30e6, 22) // out of order: buffered
+	g.data(31e6, 21)
+	wantSNs(t, g.got, 1, 22)
+}
