@@ -228,3 +228,87 @@ func TestReorderWindowAllocatedLazily(t *testing.T) {
 	g.data(31e6, 21)
 	wantSNs(t, g.got, 1, 22)
 }
+
+// hbTimes runs w's timers alone (nobody answers) until it has nothing left
+// to do or until stop, and returns when it sent directed HEARTBEATs.
+func hbTimes(t *testing.T, now *int64, stop int64, w *Writer, sent *[]int64) {
+	t.Helper()
+	for *now < stop {
+		next := w.Tick(*now)
+		if next == Never {
+			return
+		}
+		*now = max(next, *now+1)
+	}
+}
+
+// A reliable reader that never answers gets HEARTBEATs less and less often
+// (three at HeartbeatPeriod, then doubling up to MaxHeartbeatPeriod, as
+// Cyclone DDS backs off), none after MaxUnansweredHeartbeats, and the
+// writer takes up again at its first ACKNACK. A reader that did answer once
+// and then went quiet is backed off but not given up (its lease decides).
+func TestHeartbeatBackoff(t *testing.T) {
+	var at []int64
+	now := int64(0)
+	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, TransientLocal: true, Depth: 4}, OutputFunc(func(to []wire.Locator, msg []byte) {
+		var rd wire.Reader
+		if rd.Reset(msg) != nil {
+			return
+		}
+		for {
+			sm, err := rd.Next()
+			if err != nil || sm == nil {
+				return
+			}
+			if sm.ID == wire.SubmsgHeartbeat && sm.Heartbeat.ReaderID == guidR.Entity {
+				at = append(at, now)
+			}
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(now, []byte{0, 1, 0, 0}, 0); err != nil {
+		t.Fatal(err)
+	}
+	w.MatchReader(now, guidR, []wire.Locator{locR}, true, true)
+	hbTimes(t, &now, 3600e9, w, &at)
+	if len(at) != DefaultMaxUnansweredHeartbeats {
+		t.Fatalf("%d HEARTBEATs at %v, want %d", len(at), at, DefaultMaxUnansweredHeartbeats)
+	}
+	for i := 1; i < len(at); i++ {
+		want := min(DefaultHeartbeatPeriod<<max(i-3, 0), DefaultMaxHeartbeatPeriod)
+		if gap := at[i] - at[i-1]; gap != want {
+			t.Fatalf("HEARTBEAT %d came %d ns after the previous, want %d (all at %v)", i, gap, want, at)
+		}
+	}
+	if s := w.Stats(); s.ReadersSilenced != 1 || w.NextDeadline() != Never {
+		t.Fatalf("stats %+v, next deadline %d: want the reader given up", s, w.NextDeadline())
+	}
+	// Writing more does not wake the HEARTBEATs up: only the reader does.
+	if _, err := w.Write(now, []byte{0, 1, 0, 0}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if w.NextDeadline() != Never {
+		t.Fatal("a write re-armed HEARTBEATs to a reader that never answered")
+	}
+	// The reader answers (a preemptive ACKNACK): HEARTBEATs at the base
+	// period again.
+	src := wire.ReceiverState{SourcePrefix: prefixR}
+	an := wire.Submessage{ID: wire.SubmsgAckNack, AckNack: wire.AckNack{ReaderID: guidR.Entity, WriterID: guidW.Entity,
+		ReaderSNState: wire.SequenceNumberSet{Base: 1}, Count: 1}}
+	w.HandleSubmessage(now, &src, &an)
+	at = at[:0]
+	start := now
+	hbTimes(t, &now, now+1e9, w, &at)
+	if len(at) < 5 || at[0]-start > DefaultHeartbeatPeriod {
+		t.Fatalf("after the reader's ACKNACK: HEARTBEATs at %v (from %d)", at, start)
+	}
+	// It acknowledges nothing more and stays quiet: backed off to
+	// MaxHeartbeatPeriod, never given up.
+	at = at[:0]
+	hbTimes(t, &now, now+120e9, w, &at)
+	if n := len(at); n < 10 || at[n-1]-at[n-2] != DefaultMaxHeartbeatPeriod || w.NextDeadline() == Never {
+		t.Fatalf("a reader that answered once: HEARTBEATs at %v, next %d", at, w.NextDeadline())
+	}
+}
