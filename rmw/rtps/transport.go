@@ -611,7 +611,7 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) 
 		return
 	}
 	now := t.cfg.Clock.Now()
-	t.disc.Renew(r.Header.Prefix, now)
+	t.disc.Heard(now, r.Header.Prefix, len(b))
 	for {
 		sm, err := r.Next()
 		if err != nil {

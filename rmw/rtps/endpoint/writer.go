@@ -949,6 +949,22 @@ func (w *Writer) NextDeadline() int64 {
 	return d
 }
 
+// ProbeHeartbeat returns a non-final HEARTBEAT for reader (an entity of a
+// participant not matched yet) covering the whole history, with the
+// writer's next HEARTBEAT count, for a caller that sends it in a datagram
+// of its own: discovery asks a participant it has not heard answer yet
+// whether it knows us, without matching it.
+func (w *Writer) ProbeHeartbeat(reader wire.EntityID) wire.Heartbeat {
+	w.st.Heartbeats++
+	return wire.Heartbeat{
+		ReaderID: reader,
+		WriterID: w.cfg.GUID.Entity,
+		FirstSN:  w.hist.first(w.lastSN + 1),
+		LastSN:   w.lastSN,
+		Count:    w.nextHBCount(),
+	}
+}
+
 // LastSN returns the sequence number of the last sample written (0 if
 // none).
 func (w *Writer) LastSN() wire.SequenceNumber { return w.lastSN }
