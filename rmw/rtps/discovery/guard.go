@@ -79,7 +79,7 @@ const (
 	budgetGCPeriod = int64(10 * time.Second)
 	// quietCutoff: a confirmed participant not heard from for this long
 	// gets no more periodic announcements (until it speaks again).
-	quietCutoff = int64(2 * time.Minute)
+	quietCutoff = int64(time.Minute)
 )
 
 // Estimated memory of a participant: its decoded announcement (twice the
