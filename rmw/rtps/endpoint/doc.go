@@ -101,12 +101,18 @@
 // when a writer is matched again.
 //
 // A HEARTBEAT's firstSN or a GAP that moves a reliable proxy past the
-// highest SN seen in DATA is a claim, not evidence: until DATA at or above
-// the new position confirms it, DATA from the writer below it (newer than
-// anything delivered) proves it false, and the proxy goes back to where it
-// was (Stats.JumpsReverted) without losing a sample. A forged HEARTBEAT
-// with a writer's GUID therefore cannot cut that writer off. HEARTBEAT
-// counts not above the last are refused for HeartbeatCountTimeout only.
+// highest SN seen in DATA is a claim, not evidence. While samples are
+// buffered out of order it waits for DATA at or above it (nothing buffered
+// is delivered past a hole on a claim); otherwise it is applied, and until
+// DATA at or above it confirms it, DATA from the writer below it (newer
+// than anything delivered) or a HEARTBEAT whose lastSN is below it proves
+// it false, and the proxy goes back to where it was
+// (Stats.JumpsReverted) without losing a sample. Meanwhile ACKNACKs
+// acknowledge only what arrived (some writers take a base beyond their last
+// SN as "everything") and ask for everything from there, until the writer
+// has repeated the claim for a second. A forged HEARTBEAT or GAP with a
+// writer's GUID therefore cannot cut that writer off. HEARTBEAT counts not
+// above the last are refused for HeartbeatCountTimeout only.
 //
 // # Robustness
 //

@@ -1,6 +1,9 @@
 package endpoint
 
 import (
+	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -310,5 +313,89 @@ func TestHeartbeatBackoff(t *testing.T) {
 	hbTimes(t, &now, now+120e9, w, &at)
 	if n := len(at); n < 10 || at[n-1]-at[n-2] != DefaultMaxHeartbeatPeriod || w.NextDeadline() == Never {
 		t.Fatalf("a reader that answered once: HEARTBEATs at %v, next %d", at, w.NextDeadline())
+	}
+}
+
+// forger is a node of the simulated network that sends the reader, now
+// and then, a forged HEARTBEAT or GAP with the writer's GUID claiming SNs
+// far ahead are gone (and a random count).
+type forger struct {
+	n    *simnet
+	rng  *rand.Rand
+	next int64
+	sent int
+}
+
+func (f *forger) HandleMessage(int64, []byte) {}
+func (f *forger) NextDeadline() int64         { return f.next }
+func (f *forger) Tick(now int64) int64 {
+	if now < f.next {
+		return f.next
+	}
+	var b wire.Builder
+	b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: prefixW})
+	first := wire.SequenceNumber(1 + f.rng.Int64N(1e6))
+	if f.rng.IntN(2) == 0 {
+		b.Heartbeat(&wire.Heartbeat{WriterID: guidW.Entity, FirstSN: first, LastSN: first + wire.SequenceNumber(f.rng.IntN(100)),
+			Count: wire.Count(f.rng.Int32())})
+	} else {
+		b.Gap(&wire.Gap{WriterID: guidW.Entity, GapStart: 1, GapList: wire.SequenceNumberSet{Base: first}})
+	}
+	f.n.output().Send([]wire.Locator{locR}, b.Bytes())
+	f.sent++
+	f.next = now + 1e6 + f.rng.Int64N(200e6)
+	return f.next
+}
+
+// Random lossy links with forged HEARTBEATs and GAPs thrown in: a reliable
+// writer whose history cannot overwrite anything still gets every sample
+// to the reader exactly once and in order; one whose KEEP_LAST history
+// overwrites (so true advances happen among the false ones) gets an
+// increasing subsequence through, up to its last sample.
+func TestPropertyForgedClaims(t *testing.T) {
+	seeds := 30
+	if s := os.Getenv("NROS_PROPERTY_SEEDS"); s != "" {
+		seeds, _ = strconv.Atoi(s)
+	}
+	if testing.Short() {
+		seeds = 6
+	}
+	var forged, reverted uint64
+	for seed := range uint64(seeds) {
+		rng := rand.New(rand.NewPCG(seed, 91))
+		drop := rng.Float64() * 0.3
+		n := newNet(t, seed, drop, rng.Float64()*0.2, int64(rng.IntN(10)+1)*1e6)
+		const count = 300
+		wc := WriterConfig{Reliable: true, KeepAll: rng.IntN(2) == 0, MaxSamples: 16 + rng.IntN(64), Depth: count + 1}
+		shallow := !wc.KeepAll && rng.IntN(3) == 0 // KEEP_LAST that overwrites: true advances happen too
+		if shallow {
+			wc.Depth = 1 + rng.IntN(8)
+		}
+		rc := ReaderConfig{Window: 16 + rng.IntN(300)}
+		p := newPair(t, n, wc, rc, 64)
+		f := &forger{n: n, rng: rand.New(rand.NewPCG(seed, 3)), next: n.now + 10e6}
+		n.attach(wire.LoopbackUDPv4(1), f)
+		p.match(true, false)
+		p.writeN(t, count, 64, int64(rng.IntN(5)+1)*1e6)
+		n.run(n.now + 120e9)
+		forged += uint64(f.sent)
+		reverted += p.r.Stats().JumpsReverted
+		if shallow {
+			// An increasing subsequence that reaches the last sample.
+			wantIncreasing(t, p.col.sns)
+			if k := len(p.col.sns); k == 0 || p.col.sns[k-1] != count {
+				t.Fatalf("seed %d (depth %d): the last sample never arrived; reader %+v", seed, wc.Depth, p.r.Stats())
+			}
+			continue
+		}
+		if len(p.col.sns) != count {
+			t.Logf("seed %d: drop %.2f wc %+v rc %+v", seed, drop, wc, rc)
+			t.Logf("reader %+v", p.r.Stats())
+		}
+		wantRange(t, p.col.sns, 1, wireSN(count))
+	}
+	t.Logf("%d forgeries, %d advances reverted", forged, reverted)
+	if reverted == 0 {
+		t.Fatal("no forgery was taken in: the test proves nothing")
 	}
 }

@@ -89,7 +89,12 @@ type writerProxy struct {
 	jumpLost         uint64
 	jumpHBLast       wire.SequenceNumber // hbLast before the jump
 	jumpSync         bool                // the jump was the first sync
-	lastDel          wire.SequenceNumber // reliable: last SN delivered
+	jumpAt           int64               // when the pending advance was made
+	jumpTrusted      bool                // acknowledged as if confirmed (see agreed)
+	// claim is an advance past maxSN+1 that waits for DATA at or above
+	// it (0: none): see claimedAdvance.
+	claim   wire.SequenceNumber
+	lastDel wire.SequenceNumber // reliable: last SN delivered
 
 	frags []fragEntry
 }
@@ -406,12 +411,20 @@ func (r *Reader) handleData(now int64, rs *wire.ReceiverState, d *wire.Data) {
 }
 
 // heard notes DATA or DATA_FRAG with sn from p: evidence of what the
-// writer sent, which confirms an advance at or below it, and a sign of life
-// that restarts the preemptive ACKNACK back-off.
+// writer sent, which confirms a claimed advance at or below it, and a sign
+// of life that restarts the preemptive ACKNACK back-off.
 func (r *Reader) heard(now int64, p *writerProxy, sn wire.SequenceNumber) {
 	p.maxSN = max(p.maxSN, sn)
 	if p.jumpTo != 0 && p.maxSN >= p.jumpTo {
-		p.jumpFrom, p.jumpTo, p.jumpLost = 0, 0, 0
+		p.jumpFrom, p.jumpTo, p.jumpLost = 0, 0, 0 // confirmed
+	}
+	if p.claim != 0 && p.maxSN >= p.claim {
+		target := p.claim
+		p.claim = 0
+		if p.synced && target > p.next {
+			r.st.Lost += r.advanceTo(p, target)
+			r.deliverChain(p)
+		}
 	}
 	if p.reliable && !p.gotHB {
 		if p.preempts >= r.cfg.MaxPreemptiveAcks && p.preemptAt == Never {
@@ -423,26 +436,53 @@ func (r *Reader) heard(now int64, p *writerProxy, sn wire.SequenceNumber) {
 
 // claimedAdvance moves next to target on the writer's word (a HEARTBEAT's
 // firstSN or a GAP) and returns the SNs skipped without data. An advance
-// past maxSN+1 claims SNs no DATA has shown: it is remembered until DATA
-// confirms it (see revertJump). fromSync marks the first HEARTBEAT of an
-// unsynchronised proxy.
-func (r *Reader) claimedAdvance(p *writerProxy, target wire.SequenceNumber, hbLastBefore wire.SequenceNumber, fromSync bool) uint64 {
+// to at most maxSN+1 is backed by DATA and applied. One beyond claims SNs
+// no DATA has shown: while samples are buffered out of order it waits
+// (claim) for DATA at or above target, so that nothing buffered is
+// delivered past a hole on a false word; otherwise it is applied and
+// remembered (jumpFrom..jumpTo) until DATA confirms it, and undone by DATA
+// or a HEARTBEAT that contradicts it (revertJump). fromSync marks the first
+// HEARTBEAT of an unsynchronised proxy.
+func (r *Reader) claimedAdvance(now int64, p *writerProxy, target wire.SequenceNumber, hbLastBefore wire.SequenceNumber, fromSync bool) uint64 {
+	backed := target <= p.maxSN+1
+	if !backed && p.nbuf > 0 {
+		p.claim = max(p.claim, target)
+		if fromSync {
+			// Start where the evidence is; the claim applies once
+			// confirmed.
+			r.sync(p, p.bufLow)
+		}
+		return 0
+	}
 	from := p.next
 	var lost uint64
 	if fromSync {
 		r.sync(p, target)
-		lost = 0
 	} else {
 		lost = r.advanceTo(p, target)
 	}
-	if target > p.maxSN+1 {
+	if !backed {
 		if p.jumpTo == 0 {
 			p.jumpFrom, p.jumpLost, p.jumpHBLast, p.jumpSync = from, 0, hbLastBefore, fromSync
+			p.jumpAt, p.jumpTrusted = now, fromSync
 		}
 		p.jumpTo = max(p.jumpTo, target)
 		p.jumpLost += lost
 	}
 	return lost
+}
+
+// jumpTrustDelay: a pending advance that the writer's HEARTBEATs or GAPs
+// keep claiming, uncontradicted, for this long is trusted enough to be
+// acknowledged (see sendAck); DATA or a HEARTBEAT can still undo it until
+// DATA confirms it.
+const jumpTrustDelay = int64(1e9)
+
+// agreed notes a HEARTBEAT or GAP that repeats the pending advance.
+func (p *writerProxy) agreed(now int64, target wire.SequenceNumber) {
+	if p.jumpTo != 0 && target >= p.jumpTo && now-p.jumpAt >= jumpTrustDelay {
+		p.jumpTrusted = true
+	}
 }
 
 // revertJump handles DATA with sn below next: if an unconfirmed advance
@@ -454,9 +494,30 @@ func (r *Reader) revertJump(p *writerProxy, sn wire.SequenceNumber) bool {
 	if p.jumpTo == 0 || sn < p.jumpFrom || sn >= p.jumpTo || sn <= p.lastDel {
 		return false
 	}
+	r.undoJump(p)
+	return true
+}
+
+// contradicted handles a HEARTBEAT saying the writer's last SN is last: a
+// pending advance or claim to beyond last+1 cannot be true (the writer's
+// first SN is at most its last + 1), so it is undone. The HEARTBEAT's
+// count is not checked first: a forged huge count must not shield a forged
+// claim from the writer's own HEARTBEATs.
+func (r *Reader) contradicted(p *writerProxy, last wire.SequenceNumber) {
+	if p.claim > last+1 {
+		p.claim = 0
+	}
+	if p.jumpTo > last+1 {
+		r.undoJump(p)
+	}
+}
+
+// undoJump puts p back where it was before its pending advance.
+func (r *Reader) undoJump(p *writerProxy) {
 	r.st.JumpsReverted++
 	r.st.Lost -= min(p.jumpLost, r.st.Lost)
 	p.hbLast = max(p.jumpHBLast, p.maxSN)
+	p.claim = 0
 	// The counts the claim came with cannot be trusted either.
 	p.haveHBCount, p.haveHBFCount = false, false
 	if p.jumpSync {
@@ -469,7 +530,6 @@ func (r *Reader) revertJump(p *writerProxy, sn wire.SequenceNumber) bool {
 		p.next = max(p.jumpFrom, p.lastDel+1)
 	}
 	p.jumpFrom, p.jumpTo, p.jumpLost = 0, 0, 0
-	return true
 }
 
 // accept runs one complete sample through p's ordering rules.
@@ -713,6 +773,7 @@ func (r *Reader) handleHeartbeat(now int64, g wire.GUID, hb *wire.Heartbeat) {
 	if !p.reliable {
 		return
 	}
+	r.contradicted(p, hb.LastSN)
 	if !acceptCount(now, &p.haveHBCount, &p.hbCount, &p.hbAt, hb.Count) {
 		r.st.StaleCount++
 		return
@@ -726,14 +787,15 @@ func (r *Reader) handleHeartbeat(now int64, g wire.GUID, hb *wire.Heartbeat) {
 	if hb.LastSN > p.hbLast {
 		p.hbLast = hb.LastSN
 	}
+	p.agreed(now, hb.FirstSN)
 	if !p.synced {
 		lost := r.st.Lost
-		r.claimedAdvance(p, hb.FirstSN, hbLast, true)
+		r.claimedAdvance(now, p, hb.FirstSN, hbLast, true)
 		if p.jumpTo != 0 {
 			p.jumpLost = r.st.Lost - lost
 		}
 	} else if hb.FirstSN > p.next {
-		r.st.Lost += r.claimedAdvance(p, hb.FirstSN, hbLast, false)
+		r.st.Lost += r.claimedAdvance(now, p, hb.FirstSN, hbLast, false)
 		r.deliverChain(p)
 	}
 	if !hb.Final || p.next <= p.hbLast {
@@ -797,8 +859,9 @@ func (r *Reader) handleGap(now int64, g wire.GUID, gap *wire.Gap) {
 	p.lastHeard = now
 	w := r.win()
 	start, end := gap.GapStart, gap.GapList.Base // [start, end)
+	p.agreed(now, end)
 	if start <= p.next && end > p.next {
-		r.st.GapSNs += r.claimedAdvance(p, end, p.hbLast, false)
+		r.st.GapSNs += r.claimedAdvance(now, p, end, p.hbLast, false)
 	} else if start > p.next {
 		for sn := start; sn < end && sn < p.next+w; sn++ {
 			r.markGap(p, sn)
@@ -1058,7 +1121,19 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 	r.b.Reset(r.buf[:0], r.hdr)
 	r.b.InfoDst(p.guid.Prefix)
 	set := wire.SequenceNumberSet{Base: 1}
-	if p.synced {
+	switch {
+	case p.jumpTo != 0 && !p.jumpTrusted:
+		// An unconfirmed advance: acknowledge only what arrived (a
+		// writer may take a base beyond its last SN for "everything",
+		// as Cyclone DDS does) and ask for all from there, so that the
+		// writer answers with DATA (which undoes a false advance) or
+		// with GAP and DATA past it (which confirms a true one).
+		set.Base = max(p.jumpFrom, p.lastDel+1)
+		end := min(p.hbLast, set.Base+wire.MaxSetBits-1)
+		for sn := set.Base; sn <= end; sn++ {
+			set.Add(sn)
+		}
+	case p.synced:
 		set.Base = p.next
 		end := min(p.hbLast, p.next+wire.MaxSetBits-1, p.next+r.win()-1)
 		for sn := p.next; sn <= end; sn++ {
@@ -1077,7 +1152,7 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 		WriterID:      p.guid.Entity,
 		ReaderSNState: set,
 		Count:         r.ackCount,
-		Final:         set.Empty() && p.gotHB,
+		Final:         set.Empty() && p.gotHB && p.jumpTo == 0,
 	})
 	r.st.AckNacksSent++
 	if p.synced {
