@@ -107,10 +107,9 @@ type Participant struct {
 	spdpCost  int    // of which its announcement
 
 	// probes (while unconfirmed)
-	probes         int
-	lastProbe      int64
-	nextProbe      int64
-	spdpSinceProbe bool
+	probes    int
+	lastProbe int64
+	nextProbe int64
 }
 
 // Confirmed reports whether the participant has answered (sent

@@ -153,7 +153,6 @@ func (d *Discovery) gcProbeLocs(now int64) {
 func (d *Discovery) probe(now int64, p *Participant) {
 	p.probes++
 	p.lastProbe = now
-	p.spdpSinceProbe = false
 	if p.probes < probeFree {
 		p.nextProbe = now + probeBase<<(p.probes-1)
 	} else {
@@ -215,7 +214,6 @@ func (d *Discovery) probeDue(now int64) {
 // spdpAgain notes a fresh SPDP from unconfirmed p: once its free probes
 // are used, each announcement earns one more, at most every probeMaxGap.
 func (d *Discovery) spdpAgain(p *Participant) {
-	p.spdpSinceProbe = true
 	if p.nextProbe == endpoint.Never {
 		p.nextProbe = p.lastProbe + probeMaxGap
 		d.nextProbe = min(d.nextProbe, p.nextProbe)
