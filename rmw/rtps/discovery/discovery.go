@@ -257,7 +257,8 @@ type Discovery struct {
 	admitted    uint64
 	unconfQ     []queued // unconfirmed participants in admission order (lazily pruned)
 	nextProbe   int64
-	probeTokens float64
+	probeSent   float64 // probe bytes sent (decayed: see decayProbes)
+	probeRecv   float64 // unconfirmed SPDP bytes received (decayed)
 	probeAt     int64
 	probeLocs   map[wire.Locator]*probeLoc
 	budgets     map[wire.Locator]*budget
@@ -319,7 +320,6 @@ func New(cfg Config) (*Discovery, error) {
 		sedpDepth:   max(cmp.Or(cfg.SEDPDepth, DefaultSEDPDepth), 32),
 		maxBytes:    cfg.MaxParticipantBytes,
 		nextProbe:   endpoint.Never,
-		probeTokens: probeBurst,
 		probeLocs:   map[wire.Locator]*probeLoc{},
 		budgets:     map[wire.Locator]*budget{},
 		unconfLease: int64(cfg.UnconfirmedLease),
@@ -707,6 +707,9 @@ func (d *Discovery) handleSPDP(now int64, rs *wire.ReceiverState, src netip.Addr
 	}
 	cost := participantCost(len(data.SerializedPayload))
 	p := d.parts[pd.GuidPrefix]
+	if p == nil || !p.confirmed {
+		d.unconfirmedSPDP(now, len(data.SerializedPayload)+spdpOverhead)
+	}
 	if p == nil {
 		if cost > d.maxBytes/4 {
 			d.st.ParticipantsRefused++

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"math"
 	"time"
 
 	"github.com/nros-go/nros/rmw/rtps/endpoint"
@@ -30,10 +31,14 @@ import (
 // that does answers (its ACKNACK confirms it). Probes are sent at its
 // admission and 1, 2 and 4 s later, then once per fresh SPDP from it at
 // most every 30 s; each locator is probed at most with an exponential
-// back-off (1 s doubling to 30 s, for all participants naming it), and all
-// probes together at most 4 per second (bursts of 16). So a flood of forged
-// participants gets a few hundred bytes a second at most, whatever it
-// sends.
+// back-off (1 s doubling to 30 s, for all participants naming it, as
+// Cyclone DDS ages the locators it probes); and all probes together stay
+// within 4 KiB plus 0.25 % of the SPDP bytes received from unconfirmed
+// participants, both counted over a sliding window (1 min half-life). So a
+// flood of forged participants gets back a fraction of a percent of what
+// it sends, however fast or slow it is. Probes only speed discovery up: a
+// peer that gets none still learns of us from the periodic announcements
+// and then answers.
 //
 // SEDP traffic to a confirmed participant's locators is paced per
 // locator by a budget: 256 KiB to start with (a whole SEDP history of a
@@ -72,8 +77,9 @@ const (
 	probeFree      = 4                  // probes without a fresh SPDP
 	probeBase      = int64(time.Second) // first retry; doubles
 	probeMaxGap    = int64(30 * time.Second)
-	probeRate      = 4                       // probes per second, all participants
-	probeBurst     = 16                      // probes at once
+	probeAllowance = 4 << 10   // probe bytes with nothing received
+	probeShare     = 1.0 / 400 // of the unconfirmed SPDP bytes received
+	probeHalfLife  = float64(time.Minute)
 	probeLocQuiet  = int64(60 * time.Second) // a locator's back-off resets after this
 	maxProbeLocs   = 4096
 	budgetGCPeriod = int64(10 * time.Second)
@@ -91,6 +97,10 @@ const (
 	endpointOverhead    = 512
 )
 
+// spdpOverhead is what an SPDP datagram carries besides its payload (RTPS
+// header, INFO_TS, DATA header).
+const spdpOverhead = 56
+
 func participantCost(payload int) int { return unconfirmedOverhead + 2*payload }
 func endpointCost(payload int) int    { return endpointOverhead + 2*payload }
 
@@ -101,10 +111,11 @@ type probeLoc struct {
 	level int
 }
 
-// probeAllowed reports whether a probe may go to l now, and if so charges
-// the global bucket and the locator's back-off.
-func (d *Discovery) probeAllowed(now int64, l wire.Locator) bool {
-	if d.probeTokens < 1 {
+// probeAllowed reports whether a probe of size bytes may go to l now, and
+// if so charges the global budget and the locator's back-off.
+func (d *Discovery) probeAllowed(now int64, l wire.Locator, size int) bool {
+	d.decayProbes(now)
+	if d.probeSent+float64(size) > probeAllowance+probeShare*d.probeRecv {
 		return false
 	}
 	s := d.probeLocs[l]
@@ -127,17 +138,27 @@ func (d *Discovery) probeAllowed(now int64, l wire.Locator) bool {
 	s.level = min(s.level+1, 16)
 	s.last = now
 	s.next = now + min(probeBase<<s.level, probeMaxGap)
-	d.probeTokens--
+	d.probeSent += float64(size)
 	return true
 }
 
-// refillProbes adds the probe tokens earned since the last refill.
-func (d *Discovery) refillProbes(now int64) {
+// decayProbes ages the probe bytes sent and the SPDP bytes received (the
+// sliding window of the global probe budget).
+func (d *Discovery) decayProbes(now int64) {
 	if now <= d.probeAt {
 		return
 	}
-	d.probeTokens = min(d.probeTokens+float64(now-d.probeAt)*probeRate/1e9, probeBurst)
+	f := math.Exp2(-float64(now-d.probeAt) / probeHalfLife)
+	d.probeSent *= f
+	d.probeRecv *= f
 	d.probeAt = now
+}
+
+// unconfirmedSPDP notes an announcement of size bytes from an unconfirmed
+// participant: the global probe budget grows with what floods it.
+func (d *Discovery) unconfirmedSPDP(now int64, size int) {
+	d.decayProbes(now)
+	d.probeRecv += float64(size)
 }
 
 func (d *Discovery) gcProbeLocs(now int64) {
@@ -157,18 +178,6 @@ func (d *Discovery) probe(now int64, p *Participant) {
 		p.nextProbe = now + probeBase<<(p.probes-1)
 	} else {
 		p.nextProbe = endpoint.Never // until it announces itself again
-	}
-	d.refillProbes(now)
-	to := d.scratch[:0]
-	for _, l := range p.MetaLocators() {
-		if d.probeAllowed(now, l) {
-			to = append(to, l)
-		}
-	}
-	d.scratch = to[:0]
-	if len(to) == 0 {
-		d.st.ProbesLimited++
-		return
 	}
 	d.b.Reset(d.buf[:0], d.hdr)
 	if d.cfg.WallNow != nil {
@@ -191,6 +200,17 @@ func (d *Discovery) probe(now int64, p *Participant) {
 		d.b.Heartbeat(&hb)
 	}
 	d.buf = d.b.Bytes()
+	to := d.scratch[:0]
+	for _, l := range p.MetaLocators() {
+		if d.probeAllowed(now, l, len(d.buf)) {
+			to = append(to, l)
+		}
+	}
+	d.scratch = to[:0]
+	if len(to) == 0 {
+		d.st.ProbesLimited++
+		return
+	}
 	d.cfg.Output.Send(to, d.buf)
 	d.st.ProbesSent++
 	d.st.SPDPSent++

@@ -115,88 +115,93 @@ func runUntil(d *Discovery, now *int64, until int64) {
 
 const sinkLo, sinkHi = 20000, 20015 // the forged locators' ports
 
-// A flood of 20 000 forged participants with infinite leases: the table
-// stays bounded, a real participant arriving after it gets in at once and
-// is probed within 5 s, and what goes to the forged locators stays under
-// 1 % of what the flood sent; the forged entries all age out.
+// A flood of 20 000 forged participants with infinite leases, fast (in
+// 1 s) or slow (in 100 s), naming 16 locators or one each: the table stays
+// bounded, a real participant arriving after it gets in and is confirmed
+// when it answers, what goes to the forged locators stays under 1 % of
+// what the flood sent, and the forged entries all age out.
 func TestSPDPFloodNoLockout(t *testing.T) {
-	now := int64(0)
-	out := newMeter(&now)
-	rec := &recorder{}
-	d := newHostile(t, out, rec)
-	d.Tick(0)
-	received := 0
-	maxUnconf, maxBytes := 0, 0
-	const flood = 20000
-	for i := range flood {
-		msg := forged(t, i, uint16(sinkLo+i%16))
-		received += len(msg)
-		feedMsg(t, d, now, msg)
-		if i%20 == 19 { // 20 000 datagrams/s
-			runUntil(d, &now, now+1e6)
-		}
-		st := d.Stats()
-		maxUnconf, maxBytes = max(maxUnconf, st.Unconfirmed), max(maxBytes, st.ParticipantBytes)
-	}
-	if maxUnconf > DefaultMaxUnconfirmed || maxBytes > DefaultMaxParticipantBytes/4 {
-		t.Fatalf("table grew to %d unconfirmed, %d bytes", maxUnconf, maxBytes)
-	}
-	if len(rec.found) != 0 {
-		t.Fatalf("%d forged participants reported", len(rec.found))
-	}
-	// The real peer, after the flood.
-	start := now
-	feedMsg(t, d, now, realSPDP(t, 9000))
-	if p := d.Participant(theirPrefix); p == nil {
-		t.Fatal("the real participant did not get into the table")
-	}
-	// It hears our periodic announcement (or a probe) and answers within
-	// 3 s: still in the table then.
-	runUntil(d, &now, start+3e9)
-	if d.Participant(theirPrefix) == nil {
-		t.Fatal("the real participant was evicted before it could answer")
-	}
-	answer(t, d, theirPrefix, now)
-	if !slices.Equal(rec.found, []wire.GuidPrefix{theirPrefix}) {
-		t.Fatalf("found %v", rec.found)
-	}
-	// Later: every forged participant gone, the real one (announcing
-	// itself every 3 s) still there.
-	for end := now + 60e9; now < end; {
-		runUntil(d, &now, now+3e9)
-		feedMsg(t, d, now, realSPDP(t, 9000))
-	}
-	st := d.Stats()
-	if st.Unconfirmed != 0 || st.Participants != 1 || st.UnconfirmedExpired+st.ParticipantsEvicted != flood {
-		t.Fatalf("after a minute: %+v", st)
-	}
-	sent := sum(out.bytes, sinkLo, sinkHi)
-	t.Logf("flood %d B in %d datagrams; to the forged locators %d B in %d datagrams (%.3f %%); probes limited %d",
-		received, flood, sent, sum(out.dgrams, sinkLo, sinkHi), 100*float64(sent)/float64(received), st.ProbesLimited)
-	if sent*100 >= received {
-		t.Fatalf("sent %d bytes to the forged locators for %d received: over 1 %%", sent, received)
-	}
-}
-
-// The same flood with a distinct locator per forged participant: the
-// global probe rate bounds what leaves.
-func TestSPDPFloodDistinctLocators(t *testing.T) {
-	now := int64(0)
-	out := newMeter(&now)
-	d := newHostile(t, out, &recorder{})
-	received := 0
-	for i := range 20000 {
-		msg := forged(t, i, uint16(30000+i))
-		received += len(msg)
-		feedMsg(t, d, now, msg)
-		if i%20 == 19 {
-			runUntil(d, &now, now+1e6)
-		}
-	}
-	runUntil(d, &now, now+10e9)
-	sent := sum(out.bytes, 30000, 50000)
-	if sent*100 >= received {
-		t.Fatalf("sent %d bytes to 20000 forged locators for %d received (%d datagrams): over 1 %%", sent, received, sum(out.dgrams, 30000, 50000))
+	for _, tc := range []struct {
+		name     string
+		perMilli int // datagrams per ms of simulated time
+		every    int // or one every this many ms
+		distinct bool
+	}{
+		{"fast", 20, 0, false},
+		{"slow", 0, 5, false},
+		{"fast distinct locators", 20, 0, true},
+		{"slow distinct locators", 0, 5, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := int64(0)
+			out := newMeter(&now)
+			rec := &recorder{}
+			d := newHostile(t, out, rec)
+			d.Tick(0)
+			received := 0
+			maxUnconf, maxBytes := 0, 0
+			const flood = 20000
+			port := func(i int) uint16 {
+				if tc.distinct {
+					return uint16(30000 + i)
+				}
+				return uint16(sinkLo + i%16)
+			}
+			for i := range flood {
+				msg := forged(t, i, port(i))
+				received += len(msg)
+				feedMsg(t, d, now, msg)
+				switch {
+				case tc.perMilli > 0 && i%tc.perMilli == tc.perMilli-1:
+					runUntil(d, &now, now+1e6)
+				case tc.every > 0:
+					runUntil(d, &now, now+int64(tc.every)*1e6)
+				}
+				st := d.Stats()
+				maxUnconf, maxBytes = max(maxUnconf, st.Unconfirmed), max(maxBytes, st.ParticipantBytes)
+			}
+			if maxUnconf > DefaultMaxUnconfirmed || maxBytes > DefaultMaxParticipantBytes/4 {
+				t.Fatalf("table grew to %d unconfirmed, %d bytes", maxUnconf, maxBytes)
+			}
+			if len(rec.found) != 0 {
+				t.Fatalf("%d forged participants reported", len(rec.found))
+			}
+			// The real peer, after the flood.
+			start := now
+			feedMsg(t, d, now, realSPDP(t, 9000))
+			if p := d.Participant(theirPrefix); p == nil {
+				t.Fatal("the real participant did not get into the table")
+			}
+			// It hears our periodic announcement (or a probe) and answers
+			// within 3 s: still in the table then.
+			runUntil(d, &now, start+3e9)
+			if d.Participant(theirPrefix) == nil {
+				t.Fatal("the real participant was evicted before it could answer")
+			}
+			answer(t, d, theirPrefix, now)
+			if !slices.Equal(rec.found, []wire.GuidPrefix{theirPrefix}) {
+				t.Fatalf("found %v", rec.found)
+			}
+			// Later: every forged participant gone, the real one (announcing
+			// itself every 3 s) still there.
+			for end := now + 60e9; now < end; {
+				runUntil(d, &now, now+3e9)
+				feedMsg(t, d, now, realSPDP(t, 9000))
+			}
+			st := d.Stats()
+			if st.Unconfirmed != 0 || st.Participants != 1 || st.UnconfirmedExpired+st.ParticipantsEvicted != flood {
+				t.Fatalf("after a minute: %+v", st)
+			}
+			sent, dgrams := sum(out.bytes, sinkLo, sinkHi), sum(out.dgrams, sinkLo, sinkHi)
+			if tc.distinct {
+				sent, dgrams = sum(out.bytes, 30000, 50000), sum(out.dgrams, 30000, 50000)
+			}
+			t.Logf("flood %d B in %d datagrams; to the forged locators %d B in %d datagrams (%.3f %%); probes sent %d, limited %d",
+				received, flood, sent, dgrams, 100*float64(sent)/float64(received), st.ProbesSent, st.ProbesLimited)
+			if sent*100 >= received {
+				t.Fatalf("sent %d bytes to the forged locators for %d received: over 1 %%", sent, received)
+			}
+		})
 	}
 }
 
