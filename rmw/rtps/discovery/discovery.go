@@ -101,10 +101,11 @@ type Participant struct {
 	endpoints map[wire.GUID]*Endpoint
 
 	confirmed bool
-	seq       uint64 // admission number (the eviction order of unconfirmed ones)
-	heard     int64  // when anything attributed to it last arrived
-	cost      int    // estimated bytes held for it
-	spdpCost  int    // of which its announcement
+	seq       uint64         // admission number (the eviction order of unconfirmed ones)
+	heard     int64          // when anything attributed to it last arrived
+	cost      int            // estimated bytes held for it
+	spdpCost  int            // of which its announcement
+	metaLocs  []wire.Locator // MetaLocators, computed once per announcement
 
 	// probes (while unconfirmed)
 	probes    int
@@ -119,15 +120,23 @@ func (p *Participant) Confirmed() bool { return p.confirmed }
 
 // MetaLocators returns where its discovery traffic goes: its
 // metatraffic unicast locators (at most MaxLocators), or its SPDP source
-// address.
+// address. The slice is shared: do not modify it.
 func (p *Participant) MetaLocators() []wire.Locator {
-	if locs := udpOnly(p.Data.MetatrafficUnicastLocators); len(locs) > 0 {
+	if p.metaLocs == nil {
+		p.metaLocs = metaLocators(&p.Data, p.Source)
+	}
+	return p.metaLocs
+}
+
+// metaLocators computes Participant.MetaLocators (never nil).
+func metaLocators(pd *wire.ParticipantData, src netip.AddrPort) []wire.Locator {
+	if locs := udpOnly(pd.MetatrafficUnicastLocators); len(locs) > 0 {
 		return locs
 	}
-	if p.Source.IsValid() {
-		return []wire.Locator{wire.LocatorFromAddrPort(p.Source)}
+	if src.IsValid() {
+		return []wire.Locator{wire.LocatorFromAddrPort(src)}
 	}
-	return nil
+	return []wire.Locator{}
 }
 
 // Endpoint is a discovered remote writer or reader.
@@ -746,6 +755,7 @@ func (d *Discovery) handleSPDP(now int64, rs *wire.ReceiverState, src netip.Addr
 			!slices.Equal(pd.DefaultUnicastLocators, p.Data.DefaultUnicastLocators) ||
 			pd.BuiltinEndpoints != p.Data.BuiltinEndpoints
 		p.Data = pd
+		p.metaLocs = nil // recomputed from the new announcement
 		d.recost(p, cost)
 		if changed && p.confirmed {
 			d.matchBuiltins(now, p)
