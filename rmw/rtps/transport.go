@@ -127,6 +127,9 @@ type Stats struct {
 	// because they did not decode in their mapping.
 	BadServiceSamples uint64
 	Discovery         discovery.Stats
+	// Guard counts what hostile or silent peers made the user endpoints
+	// refuse or stop (guard.go).
+	Guard GuardStats
 }
 
 // Transport is one RTPS participant implementing rmw.Transport.
@@ -611,7 +614,7 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) 
 		return
 	}
 	now := t.cfg.Clock.Now()
-	t.disc.Renew(r.Header.Prefix, now)
+	t.disc.Heard(now, r.Header.Prefix, len(b))
 	for {
 		sm, err := r.Next()
 		if err != nil {
@@ -953,6 +956,7 @@ func (t *Transport) Stats() Stats {
 	defer t.mu.Unlock()
 	s := t.st
 	s.Discovery = t.disc.Stats()
+	s.Guard = t.guardStatsLocked()
 	for _, p := range t.pubs {
 		if !p.internal {
 			s.Publishers++

@@ -24,6 +24,15 @@
 // disposed participant takes its endpoints with it (Listener calls for each
 // of them); when it shows up again, with the same or a new GUID prefix, it
 // is discovered afresh.
+//
+// # Hostile announcements
+//
+// SPDP is unauthenticated: anyone can announce participants, with any
+// lease and any locators. A participant is therefore only a claim until it
+// answers: it is reported, matched and announced to once confirmed, and
+// the table, what unconfirmed participants cost and what is sent to
+// anyone's locators are bounded (see guard.go: MaxUnconfirmed,
+// MaxParticipantBytes, UnconfirmedLease, the probes and the SEDP budgets).
 package discovery
 
 import (
@@ -46,8 +55,10 @@ const (
 	DefaultInitialPeriod    = 200 * time.Millisecond
 	// DefaultSEDPDepth is the KEEP_LAST depth of the SEDP writers.
 	DefaultSEDPDepth = 1024
-	// MaxParticipants bounds the remote participants tracked; SPDP from
-	// further ones is ignored (and counted).
+	// MaxParticipants bounds the remote participants tracked, confirmed
+	// or not. A new one still gets in: an unconfirmed one (the oldest) is
+	// evicted to make room, or else the confirmed one heard from least
+	// recently (Stats.ParticipantsEvicted).
 	MaxParticipants = 1024
 	// MaxEndpoints bounds the remote endpoints tracked.
 	MaxEndpoints = 65536
@@ -61,8 +72,9 @@ const BuiltinEndpoints = wire.BuiltinEndpointsMinimal
 // synchronously from HandleSubmessage, Tick and Close, and must not call
 // back into the Discovery.
 type Listener interface {
-	// ParticipantDiscovered reports a new remote participant (also after
-	// it expired and came back).
+	// ParticipantDiscovered reports a new remote participant once it is
+	// confirmed (it sent SEDP or other discovery traffic besides SPDP),
+	// also after it expired and came back.
 	ParticipantDiscovered(p *Participant)
 	// ParticipantLost reports that p expired (lease) or was disposed.
 	// Its endpoints have been reported lost before.
@@ -84,20 +96,47 @@ type Participant struct {
 	// Expiry is when its lease runs out (monotonic ns).
 	Expiry int64
 
-	lease     int64 // ns; 0: infinite
+	lease     int64 // ns; 0: infinite (capped while unconfirmed)
+	announced int64 // the lease it announced; 0: infinite
 	endpoints map[wire.GUID]*Endpoint
+
+	confirmed bool
+	seq       uint64         // admission number (the eviction order of unconfirmed ones)
+	heard     int64          // when anything attributed to it last arrived
+	cost      int            // estimated bytes held for it
+	spdpCost  int            // of which its announcement
+	metaLocs  []wire.Locator // MetaLocators, computed once per announcement
+
+	// probes (while unconfirmed)
+	probes    int
+	lastProbe int64
+	nextProbe int64
 }
 
+// Confirmed reports whether the participant has answered (sent
+// discovery traffic besides SPDP): only confirmed participants are
+// reported, matched and announced to.
+func (p *Participant) Confirmed() bool { return p.confirmed }
+
 // MetaLocators returns where its discovery traffic goes: its
-// metatraffic unicast locators, or its SPDP source address.
+// metatraffic unicast locators (at most MaxLocators), or its SPDP source
+// address. The slice is shared: do not modify it.
 func (p *Participant) MetaLocators() []wire.Locator {
-	if locs := udpOnly(p.Data.MetatrafficUnicastLocators); len(locs) > 0 {
+	if p.metaLocs == nil {
+		p.metaLocs = metaLocators(&p.Data, p.Source)
+	}
+	return p.metaLocs
+}
+
+// metaLocators computes Participant.MetaLocators (never nil).
+func metaLocators(pd *wire.ParticipantData, src netip.AddrPort) []wire.Locator {
+	if locs := udpOnly(pd.MetatrafficUnicastLocators); len(locs) > 0 {
 		return locs
 	}
-	if p.Source.IsValid() {
-		return []wire.Locator{wire.LocatorFromAddrPort(p.Source)}
+	if src.IsValid() {
+		return []wire.Locator{wire.LocatorFromAddrPort(src)}
 	}
-	return nil
+	return []wire.Locator{}
 }
 
 // Endpoint is a discovered remote writer or reader.
@@ -109,6 +148,8 @@ type Endpoint struct {
 	Locators []wire.Locator
 	// Vendor is its participant's vendor id.
 	Vendor wire.VendorID
+
+	cost int // estimated bytes held for it
 }
 
 // GUID returns the endpoint's GUID.
@@ -151,23 +192,53 @@ type Config struct {
 	// SEDPDepth is the history depth of the SEDP writers (default
 	// DefaultSEDPDepth, at least 32).
 	SEDPDepth int
+	// MaxParticipantBytes bounds the estimated memory of the remote
+	// participant table (default DefaultMaxParticipantBytes).
+	MaxParticipantBytes int
+	// MaxUnconfirmed bounds the participants not confirmed yet (default
+	// DefaultMaxUnconfirmed).
+	MaxUnconfirmed int
+	// UnconfirmedLease caps the lease of a participant until it is
+	// confirmed (default DefaultUnconfirmedLease).
+	UnconfirmedLease time.Duration
 }
 
 // Stats counts discovery events and dropped input.
 type Stats struct {
-	SPDPSent, SPDPReceived  uint64
-	SPDPMalformed           uint64 // undecodable or invalid SPDP payloads
-	SPDPIgnored             uint64 // other domain, own prefix, table full
-	SEDPMalformed           uint64 // undecodable or invalid SEDP payloads
-	ParticipantsDiscovered  uint64
-	ParticipantsExpired     uint64
-	ParticipantsDisposed    uint64
-	SEDPRefreshes           uint64 // live announcements written again (see Announce)
-	EndpointsDiscovered     uint64
-	EndpointsLost           uint64
-	Participants, Endpoints int
-	PubsWriter, SubsWriter  endpoint.WriterStats
-	PubsReader, SubsReader  endpoint.ReaderStats
+	SPDPSent, SPDPReceived uint64
+	SPDPMalformed          uint64 // undecodable or invalid SPDP payloads
+	SPDPIgnored            uint64 // other domain, own prefix, domain tag
+	SEDPMalformed          uint64 // undecodable or invalid SEDP payloads
+	ParticipantsDiscovered uint64 // confirmed (and reported)
+	ParticipantsExpired    uint64 // confirmed ones whose lease ran out
+	ParticipantsDisposed   uint64
+	// ParticipantsEvicted counts participants dropped to make room for a
+	// newer one (unconfirmed ones first); ParticipantsRefused counts
+	// announcements too large for the table on their own.
+	ParticipantsEvicted uint64
+	ParticipantsRefused uint64
+	// UnconfirmedExpired counts unconfirmed participants whose (capped)
+	// lease ran out: announcements nobody stood by.
+	UnconfirmedExpired uint64
+	// ProbesSent counts probes (unicast SPDP with SEDP HEARTBEATs) to
+	// unconfirmed participants; ProbesLimited those the rate limits or a
+	// locator's back-off held back.
+	ProbesSent, ProbesLimited uint64
+	// SEDPSendsLimited counts SEDP datagrams (per destination) not sent
+	// because the locator's budget was spent.
+	SEDPSendsLimited uint64
+	// EndpointsRefused counts SEDP announcements dropped because the
+	// table's memory bound was reached.
+	EndpointsRefused    uint64
+	SEDPRefreshes       uint64 // live announcements written again (see Announce)
+	EndpointsDiscovered uint64
+	EndpointsLost       uint64
+	// Participants are the confirmed remote participants, Unconfirmed
+	// the others; ParticipantBytes is the table's estimated memory.
+	Participants, Unconfirmed, Endpoints int
+	ParticipantBytes                     int
+	PubsWriter, SubsWriter               endpoint.WriterStats
+	PubsReader, SubsReader               endpoint.ReaderStats
 }
 
 // Discovery is the SPDP + SEDP state machine of one participant.
@@ -185,6 +256,26 @@ type Discovery struct {
 
 	parts      map[wire.GuidPrefix]*Participant
 	nextExpiry int64
+
+	// the bounds of guard.go
+	now         int64 // time of the call in progress (for sedpOutput)
+	maxBytes    int
+	bytes       int // estimated memory of the table
+	unconfBytes int // of which unconfirmed participants
+	nUnconf     int
+	admitted    uint64
+	unconfQ     []queued // unconfirmed participants in admission order (lazily pruned)
+	nextProbe   int64
+	probeSent   float64 // probe bytes sent (decayed: see decayProbes)
+	probeRecv   float64 // unconfirmed SPDP bytes received (decayed)
+	probeAt     int64
+	probeLocs   map[wire.Locator]*probeLoc
+	budgets     map[wire.Locator]*budget
+	nextGC      int64
+	scratch     []wire.Locator
+	sedpTo      []wire.Locator
+	unconfLease int64
+	answered    answers
 
 	pubW, subW *endpoint.Writer
 	pubR, subR *endpoint.Reader
@@ -219,15 +310,30 @@ func New(cfg Config) (*Discovery, error) {
 	if cfg.InitialPeriod <= 0 {
 		cfg.InitialPeriod = DefaultInitialPeriod
 	}
-	d := &Discovery{
-		cfg:        cfg,
-		lease:      int64(cfg.LeaseDuration),
-		hdr:        wire.Header{Version: wire.ProtocolVersion21, Vendor: cfg.Vendor, Prefix: cfg.Prefix},
-		parts:      map[wire.GuidPrefix]*Participant{},
-		local:      map[wire.GUID]*localEndpoint{},
-		nextExpiry: endpoint.Never,
-		sedpDepth:  max(cmp.Or(cfg.SEDPDepth, DefaultSEDPDepth), 32),
+	if cfg.MaxParticipantBytes <= 0 {
+		cfg.MaxParticipantBytes = DefaultMaxParticipantBytes
 	}
+	if cfg.MaxUnconfirmed <= 0 {
+		cfg.MaxUnconfirmed = DefaultMaxUnconfirmed
+	}
+	if cfg.UnconfirmedLease <= 0 {
+		cfg.UnconfirmedLease = DefaultUnconfirmedLease
+	}
+	d := &Discovery{
+		cfg:         cfg,
+		lease:       int64(cfg.LeaseDuration),
+		hdr:         wire.Header{Version: wire.ProtocolVersion21, Vendor: cfg.Vendor, Prefix: cfg.Prefix},
+		parts:       map[wire.GuidPrefix]*Participant{},
+		local:       map[wire.GUID]*localEndpoint{},
+		nextExpiry:  endpoint.Never,
+		sedpDepth:   max(cmp.Or(cfg.SEDPDepth, DefaultSEDPDepth), 32),
+		maxBytes:    cfg.MaxParticipantBytes,
+		nextProbe:   endpoint.Never,
+		probeLocs:   map[wire.Locator]*probeLoc{},
+		budgets:     map[wire.Locator]*budget{},
+		unconfLease: int64(cfg.UnconfirmedLease),
+	}
+	sedpOut := sedpOutput{d}
 	part := endpoint.Participant{Vendor: cfg.Vendor, Version: wire.ProtocolVersion21}
 	mkW := func(id wire.EntityID) (*endpoint.Writer, error) {
 		return endpoint.NewWriter(endpoint.WriterConfig{
@@ -236,7 +342,7 @@ func New(cfg Config) (*Discovery, error) {
 			// Discovery data is small: keep it in single datagrams
 			// as long as possible.
 			FragmentSize: 8192, MaxMessageSize: 16384,
-		}, cfg.Output)
+		}, sedpOut)
 	}
 	mkR := func(id wire.EntityID, writer bool) (*endpoint.Reader, error) {
 		return endpoint.NewReader(endpoint.ReaderConfig{
@@ -246,7 +352,7 @@ func New(cfg Config) (*Discovery, error) {
 			// because it was lost before the first HEARTBEAT would hide
 			// that endpoint for good (Fast DDS does not repeat them).
 			Durable: true,
-		}, cfg.Output, func(s endpoint.Sample) { d.sedpSample(s, writer) })
+		}, sedpOut, func(s endpoint.Sample) { d.sedpSample(s, writer) })
 	}
 	var err error
 	if d.pubW, err = mkW(wire.EntityIDSEDPPublicationsWriter); err != nil {
@@ -333,11 +439,17 @@ func (d *Discovery) sendSPDP(to []wire.Locator) {
 	d.st.SPDPSent++
 }
 
-// announceTargets is Targets plus every known participant's metatraffic
-// locators, deduplicated.
+// announceTargets is Targets plus the metatraffic locators of every
+// confirmed participant heard from in the last quietCutoff, deduplicated.
+// Unconfirmed participants get probes instead (guard.go); a participant
+// silent that long (real ones announce themselves at least every 30 s)
+// gets nothing until it speaks again or its lease ends.
 func (d *Discovery) announceTargets() []wire.Locator {
 	out := slices.Clone(d.cfg.Targets)
 	for _, p := range d.parts {
+		if !p.confirmed || d.now-p.heard > quietCutoff {
+			continue
+		}
 		for _, l := range p.MetaLocators() {
 			if !slices.Contains(out, l) {
 				out = append(out, l)
@@ -353,6 +465,7 @@ func (d *Discovery) Tick(now int64) int64 {
 	if d.closed {
 		return endpoint.Never
 	}
+	d.now = now
 	if now >= d.nextAnnounce {
 		d.sendSPDP(d.announceTargets())
 		d.announced++
@@ -364,6 +477,14 @@ func (d *Discovery) Tick(now int64) int64 {
 	}
 	if now >= d.nextExpiry {
 		d.expire(now)
+	}
+	if now >= d.nextProbe {
+		d.probeDue(now)
+	}
+	if now >= d.nextGC {
+		d.gcBudgets()
+		d.gcProbeLocs(now)
+		d.nextGC = now + budgetGCPeriod
 	}
 	d.pubW.Tick(now)
 	d.subW.Tick(now)
@@ -377,7 +498,10 @@ func (d *Discovery) NextDeadline() int64 {
 	if d.closed {
 		return endpoint.Never
 	}
-	t := min(d.nextAnnounce, d.nextExpiry)
+	t := min(d.nextAnnounce, d.nextExpiry, d.nextProbe)
+	if len(d.budgets) > 0 || len(d.probeLocs) > 0 {
+		t = min(t, d.nextGC)
+	}
 	t = min(t, d.pubW.NextDeadline(), d.subW.NextDeadline())
 	return min(t, d.pubR.NextDeadline(), d.subR.NextDeadline())
 }
@@ -397,27 +521,50 @@ func (d *Discovery) expire(now int64) {
 	}
 	d.nextExpiry = next
 	for _, p := range gone {
-		d.st.ParticipantsExpired++
+		if p.confirmed {
+			d.st.ParticipantsExpired++
+		} else {
+			d.st.UnconfirmedExpired++
+		}
 		d.removeParticipant(p, true)
 	}
 }
 
 // Renew extends the lease of the participant with prefix, if known (call
-// it for any message attributed to it, as Fast DDS does).
-func (d *Discovery) Renew(prefix wire.GuidPrefix, now int64) {
-	if p := d.parts[prefix]; p != nil && p.lease != 0 {
+// it for any message attributed to it, as Fast DDS does). Heard does that
+// and more.
+func (d *Discovery) Renew(prefix wire.GuidPrefix, now int64) { d.Heard(now, prefix, 0) }
+
+// Heard notes a datagram of size bytes attributed to the participant with
+// prefix (its RTPS header): it renews its lease, as Fast DDS does, and,
+// if the participant is confirmed, adds to the SEDP budgets of its
+// locators (what it sent bounds what it is sent).
+func (d *Discovery) Heard(now int64, prefix wire.GuidPrefix, size int) {
+	p := d.parts[prefix]
+	if p == nil {
+		return
+	}
+	p.heard = now
+	if p.lease != 0 {
 		p.Expiry = now + p.lease
+	}
+	if p.confirmed && size > 0 {
+		d.credit(now, p, size)
 	}
 }
 
-// Participant returns the remote participant with prefix, or nil.
+// Participant returns the remote participant with prefix, confirmed or
+// not, or nil.
 func (d *Discovery) Participant(prefix wire.GuidPrefix) *Participant { return d.parts[prefix] }
 
-// Participants returns the remote participants (in no particular order).
+// Participants returns the confirmed remote participants (in no
+// particular order).
 func (d *Discovery) Participants() []*Participant {
-	out := make([]*Participant, 0, len(d.parts))
+	out := make([]*Participant, 0, len(d.parts)-d.nUnconf)
 	for _, p := range d.parts {
-		out = append(out, p)
+		if p.confirmed {
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -425,7 +572,9 @@ func (d *Discovery) Participants() []*Participant {
 // Stats returns the counters.
 func (d *Discovery) Stats() Stats {
 	s := d.st
-	s.Participants = len(d.parts)
+	s.Participants = len(d.parts) - d.nUnconf
+	s.Unconfirmed = d.nUnconf
+	s.ParticipantBytes = d.bytes
 	for _, p := range d.parts {
 		s.Endpoints += len(p.endpoints)
 	}
@@ -442,6 +591,7 @@ func (d *Discovery) HandleSubmessage(now int64, rs *wire.ReceiverState, src neti
 	if d.closed {
 		return false
 	}
+	d.now = now
 	switch sm.ID {
 	case wire.SubmsgData:
 		switch sm.Data.WriterID {
@@ -449,9 +599,11 @@ func (d *Discovery) HandleSubmessage(now int64, rs *wire.ReceiverState, src neti
 			d.handleSPDP(now, rs, src, &sm.Data)
 			return true
 		case wire.EntityIDSEDPPublicationsWriter:
+			d.confirm(now, rs.SourcePrefix)
 			d.pubR.HandleSubmessage(now, rs, sm)
 			return true
 		case wire.EntityIDSEDPSubscriptionsWriter:
+			d.confirm(now, rs.SourcePrefix)
 			d.subR.HandleSubmessage(now, rs, sm)
 			return true
 		}
@@ -472,6 +624,9 @@ func (d *Discovery) HandleSubmessage(now int64, rs *wire.ReceiverState, src neti
 }
 
 func (d *Discovery) toReader(now int64, rs *wire.ReceiverState, sm *wire.Submessage, w wire.EntityID) bool {
+	if w != wire.EntityIDSPDPWriter && w.IsBuiltin() {
+		d.confirm(now, rs.SourcePrefix)
+	}
 	switch w {
 	case wire.EntityIDSEDPPublicationsWriter:
 		d.pubR.HandleSubmessage(now, rs, sm)
@@ -485,6 +640,9 @@ func (d *Discovery) toReader(now int64, rs *wire.ReceiverState, sm *wire.Submess
 }
 
 func (d *Discovery) toWriter(now int64, rs *wire.ReceiverState, sm *wire.Submessage, w wire.EntityID) bool {
+	if w.IsBuiltin() {
+		d.confirm(now, rs.SourcePrefix)
+	}
 	switch w {
 	case wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPSubscriptionsWriter:
 		wr := d.pubW
@@ -556,29 +714,40 @@ func (d *Discovery) handleSPDP(now int64, rs *wire.ReceiverState, src netip.Addr
 			lease = int64(time.Second)
 		}
 	}
+	cost := participantCost(len(data.SerializedPayload))
 	p := d.parts[pd.GuidPrefix]
+	if p == nil || !p.confirmed {
+		d.unconfirmedSPDP(now, len(data.SerializedPayload)+spdpOverhead)
+	}
 	if p == nil {
-		if len(d.parts) >= MaxParticipants {
-			d.st.SPDPIgnored++
+		if cost > d.maxBytes/4 {
+			d.st.ParticipantsRefused++
 			return
 		}
-		p = &Participant{Data: pd, Source: src, LastSN: data.WriterSN, lease: lease, endpoints: map[wire.GUID]*Endpoint{}}
-		if lease != 0 {
-			p.Expiry = now + lease
-			d.nextExpiry = min(d.nextExpiry, p.Expiry)
-		}
+		d.makeRoom(now, cost, nil)
+		p = &Participant{Data: pd, Source: src, LastSN: data.WriterSN, announced: lease, endpoints: map[wire.GUID]*Endpoint{},
+			heard: now, cost: cost, spdpCost: cost}
+		d.admitted++
+		p.seq = d.admitted
 		d.parts[pd.GuidPrefix] = p
-		d.st.ParticipantsDiscovered++
-		d.cfg.Listener.ParticipantDiscovered(p)
-		// Answer by unicast so that it learns about us at once.
-		d.sendSPDP(p.MetaLocators())
-		d.matchBuiltins(now, p)
+		d.nUnconf++
+		d.bytes += cost
+		d.unconfBytes += cost
+		d.unconfQ = append(d.unconfQ, queued{pd.GuidPrefix, p.seq})
+		d.setLease(now, p)
+		if d.answered.recent(now, pd.GuidPrefix) {
+			d.confirm(now, pd.GuidPrefix) // it spoke before we knew it
+			return
+		}
+		// Ask it at once whether it knows us (and tell it about us).
+		d.probe(now, p)
+		d.nextProbe = min(d.nextProbe, p.nextProbe)
 		return
 	}
-	p.lease = lease
-	if lease != 0 {
-		p.Expiry = now + lease
-		d.nextExpiry = min(d.nextExpiry, p.Expiry)
+	p.announced = lease
+	d.setLease(now, p)
+	if !p.confirmed {
+		d.spdpAgain(p)
 	}
 	if data.WriterSN > p.LastSN {
 		p.LastSN = data.WriterSN
@@ -586,9 +755,121 @@ func (d *Discovery) handleSPDP(now int64, rs *wire.ReceiverState, src netip.Addr
 			!slices.Equal(pd.DefaultUnicastLocators, p.Data.DefaultUnicastLocators) ||
 			pd.BuiltinEndpoints != p.Data.BuiltinEndpoints
 		p.Data = pd
-		if changed {
+		p.metaLocs = nil // recomputed from the new announcement
+		d.recost(p, cost)
+		if changed && p.confirmed {
 			d.matchBuiltins(now, p)
 		}
+	}
+}
+
+// queued is an entry of the admission queue of unconfirmed participants.
+type queued struct {
+	prefix wire.GuidPrefix
+	seq    uint64
+}
+
+// setLease sets p's lease from what it announced (capped while it is
+// unconfirmed) and renews it.
+func (d *Discovery) setLease(now int64, p *Participant) {
+	p.lease = p.announced
+	if !p.confirmed && (p.lease == 0 || p.lease > d.unconfLease) {
+		p.lease = d.unconfLease
+	}
+	if p.lease != 0 {
+		p.Expiry = now + p.lease
+		d.nextExpiry = min(d.nextExpiry, p.Expiry)
+	}
+}
+
+// confirm marks the participant with prefix, if known and not yet
+// confirmed, as confirmed: it answered. It is reported and matched with
+// the SEDP endpoints, and its announced lease applies.
+func (d *Discovery) confirm(now int64, prefix wire.GuidPrefix) {
+	p := d.parts[prefix]
+	if p == nil {
+		if prefix != d.cfg.Prefix && !prefix.IsZero() {
+			d.answered.note(now, prefix)
+		}
+		return
+	}
+	if p.confirmed {
+		return
+	}
+	p.confirmed = true
+	d.nUnconf--
+	d.unconfBytes -= p.cost
+	p.cost += confirmedOverhead
+	d.bytes += confirmedOverhead
+	p.heard = now
+	p.nextProbe = endpoint.Never
+	for _, l := range p.MetaLocators() {
+		delete(d.probeLocs, l) // it answers there: no back-off
+	}
+	d.setLease(now, p)
+	d.makeRoom(now, 0, p)
+	d.st.ParticipantsDiscovered++
+	d.cfg.Listener.ParticipantDiscovered(p)
+	d.matchBuiltins(now, p)
+}
+
+// makeRoom evicts participants (never keep) until one more of cost bytes
+// fits: unconfirmed ones in admission order first, then the confirmed one
+// heard from least recently.
+func (d *Discovery) makeRoom(now int64, cost int, keep *Participant) {
+	d.evict(cost, keep, false)
+}
+
+// evict is makeRoom; unconfirmedOnly leaves confirmed participants alone
+// (their removal touches the SEDP endpoints, which must not happen from
+// inside an endpoint's callback).
+func (d *Discovery) evict(cost int, keep *Participant, unconfirmedOnly bool) {
+	for {
+		fits := d.bytes+cost <= d.maxBytes && (keep != nil || len(d.parts) < MaxParticipants)
+		if keep == nil {
+			fits = fits && d.nUnconf < d.cfg.MaxUnconfirmed && d.unconfBytes+cost <= d.maxBytes/4
+		}
+		if fits {
+			return
+		}
+		victim := d.oldestUnconfirmed(keep)
+		if victim == nil && !unconfirmedOnly {
+			for _, p := range d.parts {
+				if p != keep && p.confirmed && (victim == nil || p.heard < victim.heard) {
+					victim = p
+				}
+			}
+		}
+		if victim == nil {
+			return
+		}
+		d.st.ParticipantsEvicted++
+		d.removeParticipant(victim, true)
+	}
+}
+
+// oldestUnconfirmed returns the unconfirmed participant admitted first
+// (not keep), pruning the queue of entries that are gone.
+func (d *Discovery) oldestUnconfirmed(keep *Participant) *Participant {
+	for len(d.unconfQ) > 0 {
+		q := d.unconfQ[0]
+		if p := d.parts[q.prefix]; p != nil && !p.confirmed && p.seq == q.seq && p != keep {
+			return p
+		}
+		d.unconfQ = d.unconfQ[1:]
+	}
+	d.unconfQ = nil // let the backing array go
+	return nil
+}
+
+// recost sets the estimated cost of p's announcement to cost.
+func (d *Discovery) recost(p *Participant, cost int) {
+	delta := cost - p.spdpCost
+	p.spdpCost = cost
+	p.cost += delta
+	d.bytes += delta
+	if !p.confirmed {
+		d.unconfBytes += delta
 	}
 }
 
@@ -615,12 +896,19 @@ func (d *Discovery) matchBuiltins(now int64, p *Participant) {
 
 func (d *Discovery) removeParticipant(p *Participant, expired bool) {
 	pre := p.Data.GuidPrefix
+	delete(d.parts, pre)
+	d.bytes -= p.cost
+	if !p.confirmed {
+		// Never reported, never matched.
+		d.nUnconf--
+		d.unconfBytes -= p.cost
+		return
+	}
 	g := func(id wire.EntityID) wire.GUID { return wire.GUID{Prefix: pre, Entity: id} }
 	d.pubW.UnmatchReader(g(wire.EntityIDSEDPPublicationsReader))
 	d.subW.UnmatchReader(g(wire.EntityIDSEDPSubscriptionsReader))
 	d.pubR.UnmatchWriter(g(wire.EntityIDSEDPPublicationsWriter))
 	d.subR.UnmatchWriter(g(wire.EntityIDSEDPSubscriptionsWriter))
-	delete(d.parts, pre)
 	d.acks.Forget(pre)
 	for _, e := range sortedEndpoints(p.endpoints) {
 		delete(p.endpoints, e.GUID())
@@ -667,6 +955,8 @@ func (d *Discovery) sedpSample(s endpoint.Sample, writer bool) {
 		}
 		if e := p.endpoints[key]; e != nil {
 			delete(p.endpoints, key)
+			p.cost -= e.cost
+			d.bytes -= e.cost
 			d.st.EndpointsLost++
 			d.cfg.Listener.EndpointLost(e)
 		}
@@ -685,14 +975,24 @@ func (d *Discovery) sedpSample(s endpoint.Sample, writer bool) {
 		return
 	}
 	e := p.endpoints[ed.EndpointGUID]
+	cost := endpointCost(len(s.Payload))
 	if e == nil {
 		if d.countEndpoints() >= MaxEndpoints {
+			d.st.EndpointsRefused++
+			return
+		}
+		d.evict(cost, p, true)
+		if d.bytes+cost > d.maxBytes {
+			d.st.EndpointsRefused++
 			return
 		}
 		e = &Endpoint{Writer: writer}
 		p.endpoints[ed.EndpointGUID] = e
 		d.st.EndpointsDiscovered++
 	}
+	p.cost += cost - e.cost
+	d.bytes += cost - e.cost
+	e.cost = cost
 	e.Data = ed
 	e.Vendor = p.Data.VendorID
 	e.Locators = udpOnly(ed.UnicastLocators)
@@ -714,12 +1014,16 @@ func (d *Discovery) countEndpoints() int {
 }
 
 // udpOnly keeps the UDPv4 unicast locators (Fast DDS also lists
-// shared-memory ones; IPv6 is not supported by the transport).
+// shared-memory ones; IPv6 is not supported by the transport), the first
+// MaxLocators of them.
 func udpOnly(locs []wire.Locator) []wire.Locator {
 	var out []wire.Locator
 	for _, l := range locs {
-		if l.Kind == wire.LocatorKindUDPv4 && !l.IsMulticast() && l.Port != 0 && l.Port < 65536 {
+		if l.Kind == wire.LocatorKindUDPv4 && !l.IsMulticast() && l.Port != 0 && l.Port < 65536 && !slices.Contains(out, l) {
 			out = append(out, l)
+			if len(out) == MaxLocators {
+				break
+			}
 		}
 	}
 	return out
@@ -736,6 +1040,7 @@ func (d *Discovery) Announce(now int64, e *wire.EndpointData) error {
 	if e.EndpointGUID.Prefix != d.cfg.Prefix {
 		return errors.New("discovery: endpoint GUID has a foreign prefix")
 	}
+	d.now = now
 	e.ProtocolVersion, e.VendorID = wire.ProtocolVersion21, d.cfg.Vendor
 	payload, err := e.Encode(nil)
 	if err != nil {
@@ -794,6 +1099,7 @@ func (d *Discovery) Retract(now int64, guid wire.GUID) error {
 	if !ok {
 		return nil
 	}
+	d.now = now
 	delete(d.local, guid)
 	q := wire.InlineQos{HasKeyHash: true, KeyHash: guid.Bytes(), HasStatusInfo: true,
 		StatusInfo: wire.StatusInfoDisposed | wire.StatusInfoUnregistered}

@@ -194,6 +194,40 @@ func remote() wire.ParticipantData {
 
 var src = netip.MustParseAddrPort("127.0.0.1:9000")
 
+// answer feeds d what a peer that knows us sends: a HEARTBEAT of its SEDP
+// publications writer (which confirms it).
+func answer(t *testing.T, d *Discovery, prefix wire.GuidPrefix, now int64) {
+	t.Helper()
+	answerCount++
+	var b wire.Builder
+	b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: prefix})
+	b.InfoDst(ourPrefix)
+	b.Heartbeat(&wire.Heartbeat{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter,
+		FirstSN: 1, LastSN: 0, Count: answerCount})
+	feedMsg(t, d, now, b.Bytes())
+}
+
+var answerCount wire.Count
+
+// feedMsg hands every submessage of msg to d.
+func feedMsg(t *testing.T, d *Discovery, now int64, msg []byte) {
+	t.Helper()
+	var r wire.Reader
+	if err := r.Reset(msg); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		sm, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sm == nil {
+			return
+		}
+		d.HandleSubmessage(now, &r.State, src, sm)
+	}
+}
+
 func TestAnnouncements(t *testing.T) {
 	d, rec := newTest(t)
 	var times []int64
@@ -256,12 +290,13 @@ func TestSPDPLifecycle(t *testing.T) {
 	if len(rec.found) != 0 || d.Stats().SPDPIgnored != 3 {
 		t.Fatalf("found %v, ignored %d", rec.found, d.Stats().SPDPIgnored)
 	}
-	// Discovered: a unicast reply goes to its metatraffic locator.
+	// Announced: a unicast probe goes to its metatraffic locator, but it
+	// is not reported before it answers.
 	n := len(rec.sent)
 	rs, sm := spdpFrom(t, remote(), 1)
 	d.HandleSubmessage(1e9, rs, src, sm)
-	if !slices.Equal(rec.found, []wire.GuidPrefix{theirPrefix}) {
-		t.Fatalf("found %v", rec.found)
+	if len(rec.found) != 0 || d.Participant(theirPrefix) == nil || d.Participant(theirPrefix).Confirmed() {
+		t.Fatalf("found %v before it answered", rec.found)
 	}
 	replied := false
 	for _, to := range rec.sent[n:] {
@@ -271,6 +306,11 @@ func TestSPDPLifecycle(t *testing.T) {
 	}
 	if !replied {
 		t.Fatal("no unicast reply")
+	}
+	// It answers (SEDP): discovered.
+	answer(t, d, theirPrefix, 1e9)
+	if !slices.Equal(rec.found, []wire.GuidPrefix{theirPrefix}) {
+		t.Fatalf("found %v", rec.found)
 	}
 	// Same SN again (periodic resend) renews the lease, no new discovery.
 	d.HandleSubmessage(4e9, rs, src, sm)
@@ -293,6 +333,7 @@ func TestSPDPLifecycle(t *testing.T) {
 	}
 	// Comes back with the same prefix: discovered again.
 	d.HandleSubmessage(14e9, rs, src, sm)
+	answer(t, d, theirPrefix, 14e9)
 	if len(rec.found) != 2 {
 		t.Fatal("not rediscovered")
 	}
@@ -510,9 +551,6 @@ func TestSEDPInlineKeyHashAccepted(t *testing.T) {
 	d, rec := newTest(t)
 	rs, sm := spdpFrom(t, remote(), 1)
 	d.HandleSubmessage(0, rs, src, sm)
-	if len(rec.found) != 1 {
-		t.Fatal("participant not discovered")
-	}
 	e := wire.NewEndpointData(true)
 	e.EndpointGUID = wire.GUID{Prefix: theirPrefix, Entity: wire.NewEntityID(7, wire.EntityKindWriterNoKey)}
 	e.TopicName, e.TypeName = "rt/keyhash", "std_msgs::msg::dds_::String_"
@@ -544,6 +582,9 @@ func TestSEDPInlineKeyHashAccepted(t *testing.T) {
 		}
 	}
 	feed(1e6, wire.Data{InlineQos: wire.ParameterList{Data: kh.Append(nil)}, SerializedPayload: payload}, 1)
+	if len(rec.found) != 1 {
+		t.Fatal("participant not discovered by its SEDP")
+	}
 	if !slices.Equal(rec.endpoints, []string{"rt/keyhash"}) {
 		t.Fatalf("endpoints %v", rec.endpoints)
 	}
@@ -560,6 +601,7 @@ func TestAnnounceNoInlineQos(t *testing.T) {
 	d, rec := newTest(t)
 	rs, sm := spdpFrom(t, remote(), 1)
 	d.HandleSubmessage(0, rs, src, sm)
+	answer(t, d, theirPrefix, 0)
 	e := wire.NewEndpointData(false)
 	e.EndpointGUID = wire.GUID{Prefix: ourPrefix, Entity: wire.NewEntityID(3, wire.EntityKindReaderNoKey)}
 	e.TopicName, e.TypeName = "rt/t", "T"

@@ -61,6 +61,11 @@
 // nothing while the reader is behind (the preemptive ACKNACK), and the
 // first ACKNACK of a reader, are answered by a HEARTBEAT (rate-limited to
 // one per HeartbeatPeriod/10), so a peer learns quickly that it matched.
+// Periodic HEARTBEATs to a reader that leaves them unanswered back off
+// (three at HeartbeatPeriod, then doubling up to MaxHeartbeatPeriod, as
+// Cyclone DDS does), and a reader that has never sent an ACKNACK gets none
+// after MaxUnansweredHeartbeats, until it speaks: a locator copied from a
+// forged announcement is not sent HEARTBEATs forever.
 //
 // Data goes to all matched readers in one datagram per locator (readerId
 // ENTITYID_UNKNOWN, no INFO_DST); repairs, GAPs and HEARTBEATs for one
@@ -89,8 +94,25 @@
 // writers slow to send one, until InitialSyncTimeout has passed, after
 // which it starts at the lowest SN it holds; a negative InitialSyncTimeout
 // starts at the first SN received, as Cyclone does for volatile readers).
+// Until that HEARTBEAT it sends preemptive ACKNACKs, PreemptiveAckPeriod
+// apart and doubling up to MaxPreemptiveAckPeriod, and none after
+// MaxPreemptiveAcks unanswered ones, until the writer is heard from.
 // ACKNACK and NACK_FRAG counts are reader-wide, so they keep increasing
 // when a writer is matched again.
+//
+// A HEARTBEAT's firstSN or a GAP that moves a reliable proxy past the
+// highest SN seen in DATA is a claim, not evidence. While samples are
+// buffered out of order it waits for DATA at or above it (nothing buffered
+// is delivered past a hole on a claim); otherwise it is applied, and until
+// DATA at or above it confirms it, DATA from the writer below it (newer
+// than anything delivered) or a HEARTBEAT whose lastSN is below it proves
+// it false, and the proxy goes back to where it was
+// (Stats.JumpsReverted) without losing a sample. Meanwhile ACKNACKs
+// acknowledge only what arrived (some writers take a base beyond their last
+// SN as "everything") and ask for everything from there, until the writer
+// has repeated the claim for a second. A forged HEARTBEAT or GAP with a
+// writer's GUID therefore cannot cut that writer off. HEARTBEAT counts not
+// above the last are refused for HeartbeatCountTimeout only.
 //
 // # Robustness
 //

@@ -64,9 +64,30 @@ const (
 	// DefaultAckDelay is how long a reader waits before answering a
 	// HEARTBEAT.
 	DefaultAckDelay int64 = 5e6
-	// DefaultPreemptiveAckPeriod is how often a reliable reader repeats
-	// its preemptive ACKNACK until the writer's first HEARTBEAT.
+	// DefaultPreemptiveAckPeriod is the first interval at which a
+	// reliable reader repeats its preemptive ACKNACK until the writer's
+	// first HEARTBEAT; the interval doubles with every unanswered one.
 	DefaultPreemptiveAckPeriod int64 = 1e9
+	// DefaultMaxPreemptiveAckPeriod caps that interval (Cyclone DDS
+	// settles at 10 s too).
+	DefaultMaxPreemptiveAckPeriod int64 = 10e9
+	// DefaultMaxPreemptiveAcks is how many preemptive ACKNACKs a reader
+	// sends to a writer that never answers (no HEARTBEAT, no DATA) before
+	// it stops until the writer is heard from.
+	DefaultMaxPreemptiveAcks = 8
+	// DefaultMaxHeartbeatPeriod caps the interval of periodic HEARTBEATs
+	// to a reader that does not acknowledge (Cyclone DDS's maximum
+	// heartbeat interval).
+	DefaultMaxHeartbeatPeriod int64 = 8e9
+	// DefaultMaxUnansweredHeartbeats is how many HEARTBEATs a writer sends
+	// to a matched reader that has never sent an ACKNACK before it stops
+	// until the reader speaks.
+	DefaultMaxUnansweredHeartbeats = 12
+	// HeartbeatCountTimeout is how long a HEARTBEAT count (and an
+	// ACKNACK count) not above the last one is refused: after it any count
+	// is accepted again (Cyclone DDS uses 500 ms), so one forged count
+	// cannot make a peer's real ones stale for good.
+	HeartbeatCountTimeout int64 = 500e6
 	// DefaultInitialSyncTimeout is how long a reliable reader holds data
 	// from a writer that has not sent a HEARTBEAT yet.
 	DefaultInitialSyncTimeout int64 = 200e6
@@ -85,6 +106,17 @@ const (
 	// tracks.
 	DefaultMaxImplicitWriters = 256
 )
+
+// backoff returns base doubled n times, capped at most.
+func backoff(base int64, n int, most int64) int64 {
+	if n <= 0 {
+		return min(base, most)
+	}
+	if n > 40 || base > most>>n {
+		return most
+	}
+	return min(base<<n, most)
+}
 
 // Participant holds the RTPS header fields (besides the GUID prefix) an
 // endpoint puts on its messages.
@@ -121,8 +153,15 @@ type WriterConfig struct {
 	// MaxSamples bounds a KEEP_ALL history.
 	MaxSamples int
 	// HeartbeatPeriod is the period of HEARTBEATs (ns) to reliable readers
-	// that are behind.
+	// that are behind. To a reader that leaves them unanswered it doubles
+	// after three, up to MaxHeartbeatPeriod, and a reader that has never
+	// answered gets none after MaxUnansweredHeartbeats (until its first
+	// ACKNACK).
 	HeartbeatPeriod int64
+	// MaxHeartbeatPeriod caps the backed-off HEARTBEAT interval.
+	MaxHeartbeatPeriod int64
+	// MaxUnansweredHeartbeats: see HeartbeatPeriod.
+	MaxUnansweredHeartbeats int
 	// NackResponseDelay (ns) delays repairs after an ACKNACK or NACK_FRAG
 	// so that requests can be merged; negative means 0 (repair at once).
 	NackResponseDelay int64
@@ -156,9 +195,15 @@ type ReaderConfig struct {
 	// AckDelay (ns) delays ACKNACK and NACK_FRAG after a HEARTBEAT;
 	// negative means 0.
 	AckDelay int64
-	// PreemptiveAckPeriod (ns) is how often the preemptive ACKNACK is
-	// repeated until a HEARTBEAT arrives.
+	// PreemptiveAckPeriod (ns) is the first interval at which the
+	// preemptive ACKNACK is repeated until a HEARTBEAT arrives; it doubles
+	// with each unanswered one up to MaxPreemptiveAckPeriod, and after
+	// MaxPreemptiveAcks the reader stops until the writer is heard from.
 	PreemptiveAckPeriod int64
+	// MaxPreemptiveAckPeriod caps the backed-off interval.
+	MaxPreemptiveAckPeriod int64
+	// MaxPreemptiveAcks: see PreemptiveAckPeriod.
+	MaxPreemptiveAcks int
 	// InitialSyncTimeout (ns): see the package documentation; negative
 	// means 0 (start at the first SN received).
 	InitialSyncTimeout int64
@@ -232,6 +277,9 @@ type WriterStats struct {
 	FragResends     uint64 // fragments resent after NACK_FRAG
 	Gaps            uint64 // GAP submessages sent
 	Heartbeats      uint64 // HEARTBEAT submessages sent
+	// ReadersSilenced counts reader proxies that got no more periodic
+	// HEARTBEATs because they never answered MaxUnansweredHeartbeats.
+	ReadersSilenced uint64
 	AckNacks        uint64 // ACKNACKs accepted
 	NackFrags       uint64 // NACK_FRAGs accepted
 	Overwritten     uint64 // KEEP_LAST samples dropped from history while some reliable reader had not acknowledged them
@@ -260,7 +308,14 @@ type ReaderStats struct {
 	Superseded       uint64 // incomplete fragmented samples abandoned
 	TooLarge         uint64 // samples over MaxSampleSize
 	Malformed        uint64 // impossible SNs, ranges or fragment numbers; undecodable datagrams
-	MatchedWriters   int
-	ReassemblyBytes  int // reassembly and reordering memory currently held (bounded by MaxReassemblyBytes)
-	BufferedSamples  int // out-of-order samples currently held
+	// JumpsReverted counts advances by HEARTBEAT or GAP that later DATA
+	// proved false (a forged or stale claim that SNs were gone): the
+	// proxy went back and lost nothing.
+	JumpsReverted uint64
+	// WritersSilenced counts writer proxies that got no more preemptive
+	// ACKNACKs because they never answered MaxPreemptiveAcks.
+	WritersSilenced uint64
+	MatchedWriters  int
+	ReassemblyBytes int // reassembly and reordering memory currently held (bounded by MaxReassemblyBytes)
+	BufferedSamples int // out-of-order samples currently held
 }

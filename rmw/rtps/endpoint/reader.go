@@ -65,11 +65,36 @@ type writerProxy struct {
 	hbCount      wire.Count
 	haveHBFCount bool
 	hbfCount     wire.Count
+	hbAt         int64 // when the last HEARTBEAT was accepted
+	hbfAt        int64 // when the last HEARTBEAT_FRAG was accepted
 	syncAt       int64
 	ackAt        int64
 	preemptAt    int64
-	slots        []slot
-	nbuf         int
+	preempts     int // preemptive ACKNACKs sent since the writer was last heard
+	// slots is the out-of-order window (Window entries), allocated when
+	// first needed: a proxy that only ever sees in-order traffic costs
+	// no window.
+	slots []slot
+	nbuf  int
+
+	// maxSN is the highest SN received in DATA or DATA_FRAG: the evidence
+	// of what the writer has sent. HEARTBEAT and GAP can claim anything.
+	maxSN wire.SequenceNumber
+	// jumpFrom..jumpTo is an advance of next by a HEARTBEAT or GAP past
+	// maxSN+1 not yet confirmed by DATA at or above jumpTo (0: none), and
+	// jumpLost what it counted as lost. DATA from the writer in
+	// [jumpFrom, jumpTo) proves the claim false (a forged or stale
+	// HEARTBEAT): the proxy goes back to that DATA.
+	jumpFrom, jumpTo wire.SequenceNumber
+	jumpLost         uint64
+	jumpHBLast       wire.SequenceNumber // hbLast before the jump
+	jumpSync         bool                // the jump was the first sync
+	jumpAt           int64               // when the pending advance was made
+	jumpTrusted      bool                // acknowledged as if confirmed (see agreed)
+	// claim is an advance past maxSN+1 that waits for DATA at or above
+	// it (0: none): see claimedAdvance.
+	claim   wire.SequenceNumber
+	lastDel wire.SequenceNumber // reliable: last SN delivered
 
 	frags []fragEntry
 }
@@ -110,6 +135,12 @@ func (c *ReaderConfig) setDefaults() error {
 	}
 	if c.PreemptiveAckPeriod <= 0 {
 		c.PreemptiveAckPeriod = DefaultPreemptiveAckPeriod
+	}
+	if c.MaxPreemptiveAckPeriod <= 0 {
+		c.MaxPreemptiveAckPeriod = max(DefaultMaxPreemptiveAckPeriod, c.PreemptiveAckPeriod)
+	}
+	if c.MaxPreemptiveAcks <= 0 {
+		c.MaxPreemptiveAcks = DefaultMaxPreemptiveAcks
 	}
 	if c.InitialSyncTimeout == 0 {
 		c.InitialSyncTimeout = DefaultInitialSyncTimeout
@@ -179,10 +210,26 @@ func (r *Reader) newProxy(now int64, guid wire.GUID, reliable bool) *writerProxy
 		preemptAt: Never,
 		frags:     make([]fragEntry, r.cfg.MaxFragmentedSamples),
 	}
-	if reliable {
+	return p
+}
+
+// win is the out-of-order window of reliable proxies.
+func (r *Reader) win() wire.SequenceNumber { return wire.SequenceNumber(r.cfg.Window) }
+
+// peek returns the window slot of sn, nil if the window is not allocated.
+func (p *writerProxy) peek(sn wire.SequenceNumber) *slot {
+	if p.slots == nil {
+		return nil
+	}
+	return &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]
+}
+
+// slotFor returns the window slot of sn, allocating the window.
+func (r *Reader) slotFor(p *writerProxy, sn wire.SequenceNumber) *slot {
+	if p.slots == nil {
 		p.slots = make([]slot, r.cfg.Window)
 	}
-	return p
+	return &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]
 }
 
 // MatchWriter adds (or updates the locators of) a matched writer proxy.
@@ -363,6 +410,128 @@ func (r *Reader) handleData(now int64, rs *wire.ReceiverState, d *wire.Data) {
 	r.accept(now, p, &in)
 }
 
+// heard notes DATA or DATA_FRAG with sn from p: evidence of what the
+// writer sent, which confirms a claimed advance at or below it, and a sign
+// of life that restarts the preemptive ACKNACK back-off.
+func (r *Reader) heard(now int64, p *writerProxy, sn wire.SequenceNumber) {
+	p.maxSN = max(p.maxSN, sn)
+	if p.jumpTo != 0 && p.maxSN >= p.jumpTo {
+		p.jumpFrom, p.jumpTo, p.jumpLost = 0, 0, 0 // confirmed
+	}
+	if p.claim != 0 && p.maxSN >= p.claim {
+		target := p.claim
+		p.claim = 0
+		if p.synced && target > p.next {
+			r.st.Lost += r.advanceTo(p, target)
+			r.deliverChain(p)
+		}
+	}
+	if p.reliable && !p.gotHB {
+		if p.preempts >= r.cfg.MaxPreemptiveAcks && p.preemptAt == Never {
+			p.preemptAt = now // silenced: prompt it again
+		}
+		p.preempts = 0
+	}
+}
+
+// claimedAdvance moves next to target on the writer's word (a HEARTBEAT's
+// firstSN or a GAP) and returns the SNs skipped without data. An advance
+// to at most maxSN+1 is backed by DATA and applied. One beyond claims SNs
+// no DATA has shown: while samples are buffered out of order it waits
+// (claim) for DATA at or above target, so that nothing buffered is
+// delivered past a hole on a false word; otherwise it is applied and
+// remembered (jumpFrom..jumpTo) until DATA confirms it, and undone by DATA
+// or a HEARTBEAT that contradicts it (revertJump). fromSync marks the first
+// HEARTBEAT of an unsynchronised proxy.
+func (r *Reader) claimedAdvance(now int64, p *writerProxy, target wire.SequenceNumber, hbLastBefore wire.SequenceNumber, fromSync bool) uint64 {
+	backed := target <= p.maxSN+1
+	if !backed && p.nbuf > 0 {
+		p.claim = max(p.claim, target)
+		if fromSync {
+			// Start where the evidence is; the claim applies once
+			// confirmed.
+			r.sync(p, p.bufLow)
+		}
+		return 0
+	}
+	from := p.next
+	var lost uint64
+	if fromSync {
+		r.sync(p, target)
+	} else {
+		lost = r.advanceTo(p, target)
+	}
+	if !backed {
+		if p.jumpTo == 0 {
+			p.jumpFrom, p.jumpLost, p.jumpHBLast, p.jumpSync = from, 0, hbLastBefore, fromSync
+			p.jumpAt, p.jumpTrusted = now, fromSync
+		}
+		p.jumpTo = max(p.jumpTo, target)
+		p.jumpLost += lost
+	}
+	return lost
+}
+
+// jumpTrustDelay: a pending advance that the writer's HEARTBEATs or GAPs
+// keep claiming, uncontradicted, for this long is trusted enough to be
+// acknowledged (see sendAck); DATA or a HEARTBEAT can still undo it until
+// DATA confirms it.
+const jumpTrustDelay = int64(1e9)
+
+// agreed notes a HEARTBEAT or GAP that repeats the pending advance.
+func (p *writerProxy) agreed(now int64, target wire.SequenceNumber) {
+	if p.jumpTo != 0 && target >= p.jumpTo && now-p.jumpAt >= jumpTrustDelay {
+		p.jumpTrusted = true
+	}
+}
+
+// revertJump handles DATA with sn below next: if an unconfirmed advance
+// skipped it (sn in [jumpFrom, jumpTo) and newer than anything delivered),
+// the HEARTBEAT or GAP that claimed those SNs gone was false (forged, or
+// from a writer that restarted its numbering): the proxy goes back to
+// where it was and reports true; the caller then handles sn as usual.
+func (r *Reader) revertJump(p *writerProxy, sn wire.SequenceNumber) bool {
+	if p.jumpTo == 0 || sn < p.jumpFrom || sn >= p.jumpTo || sn <= p.lastDel {
+		return false
+	}
+	r.undoJump(p)
+	return true
+}
+
+// contradicted handles a HEARTBEAT saying the writer's last SN is last: a
+// pending advance or claim to beyond last+1 cannot be true (the writer's
+// first SN is at most its last + 1), so it is undone. The HEARTBEAT's
+// count is not checked first: a forged huge count must not shield a forged
+// claim from the writer's own HEARTBEATs.
+func (r *Reader) contradicted(p *writerProxy, last wire.SequenceNumber) {
+	if p.claim > last+1 {
+		p.claim = 0
+	}
+	if p.jumpTo > last+1 {
+		r.undoJump(p)
+	}
+}
+
+// undoJump puts p back where it was before its pending advance.
+func (r *Reader) undoJump(p *writerProxy) {
+	r.st.JumpsReverted++
+	r.st.Lost -= min(p.jumpLost, r.st.Lost)
+	p.hbLast = max(p.jumpHBLast, p.maxSN)
+	p.claim = 0
+	// The counts the claim came with cannot be trusted either.
+	p.haveHBCount, p.haveHBFCount = false, false
+	if p.jumpSync {
+		// Back to unsynchronised: the writer's real HEARTBEAT (or
+		// InitialSyncTimeout) says where its history starts.
+		p.synced, p.gotHB = false, false
+		p.next = 0
+		p.preemptAt = Never
+	} else {
+		p.next = max(p.jumpFrom, p.lastDel+1)
+	}
+	p.jumpFrom, p.jumpTo, p.jumpLost = 0, 0, 0
+}
+
 // accept runs one complete sample through p's ordering rules.
 func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 	if !p.reliable {
@@ -380,6 +549,10 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 		r.deliverIn(p, in)
 		return
 	}
+	r.heard(now, p, in.sn)
+	if p.synced && in.sn < p.next {
+		r.revertJump(p, in.sn)
+	}
 	if !p.synced {
 		if p.nbuf == 0 {
 			p.bufLow, p.bufHigh = in.sn, in.sn
@@ -394,7 +567,7 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 			}
 		} else {
 			lo, hi := min(p.bufLow, in.sn), max(p.bufHigh, in.sn)
-			if hi-lo >= wire.SequenceNumber(len(p.slots)) {
+			if hi-lo >= r.win() {
 				r.st.OutOfWindow++
 				return
 			}
@@ -409,13 +582,12 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 		r.st.Duplicates++
 		return
 	}
-	if in.sn-p.next >= wire.SequenceNumber(len(p.slots)) {
+	if in.sn-p.next >= r.win() {
 		r.st.OutOfWindow++
 		return
 	}
 	if in.sn == p.next {
-		s := &p.slots[int(in.sn%wire.SequenceNumber(len(p.slots)))]
-		if s.state != slotEmpty && s.sn == in.sn {
+		if s := p.peek(in.sn); s != nil && s.state != slotEmpty && s.sn == in.sn {
 			r.clearSlot(p, s)
 		}
 		p.next++
@@ -428,7 +600,7 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 
 // store buffers in (copying it) unless its slot is taken.
 func (r *Reader) store(p *writerProxy, in *incoming) {
-	s := &p.slots[int(in.sn%wire.SequenceNumber(len(p.slots)))]
+	s := r.slotFor(p, in.sn)
 	if s.state != slotEmpty {
 		if s.sn == in.sn && s.state == slotData {
 			r.st.Duplicates++
@@ -489,6 +661,9 @@ func (r *Reader) deliverIn(p *writerProxy, in *incoming) {
 	if !in.null {
 		r.smp.Payload = in.payload
 	}
+	if p.reliable {
+		p.lastDel = in.sn
+	}
 	r.st.Delivered++
 	r.deliver(r.smp)
 }
@@ -501,6 +676,10 @@ func (r *Reader) deliverSlot(p *writerProxy, s *slot) {
 // deliverChain delivers buffered samples from p.next on while they are
 // consecutive.
 func (r *Reader) deliverChain(p *writerProxy) {
+	if p.slots == nil {
+		r.dropFragsBelow(p, p.next)
+		return
+	}
 	w := wire.SequenceNumber(len(p.slots))
 	for {
 		s := &p.slots[int(p.next%w)]
@@ -534,6 +713,18 @@ func (r *Reader) sync(p *writerProxy, start wire.SequenceNumber) {
 	r.deliverChain(p)
 }
 
+// acceptCount applies the RTPS rule that a HEARTBEAT (or HEARTBEAT_FRAG)
+// with a count not above the last one is ignored, except that after
+// HeartbeatCountTimeout any count is accepted again (as Cyclone DDS does):
+// one forged or stale count cannot silence a writer for good.
+func acceptCount(now int64, have *bool, last *wire.Count, at *int64, c wire.Count) bool {
+	if *have && c <= *last && now-*at < HeartbeatCountTimeout {
+		return false
+	}
+	*have, *last, *at = true, c, now
+	return true
+}
+
 // advanceTo moves p.next to target: buffered samples below target are
 // delivered in order. It returns how many SNs were skipped without data.
 func (r *Reader) advanceTo(p *writerProxy, target wire.SequenceNumber) uint64 {
@@ -541,8 +732,11 @@ func (r *Reader) advanceTo(p *writerProxy, target wire.SequenceNumber) uint64 {
 		return 0
 	}
 	var skipped uint64
-	w := wire.SequenceNumber(len(p.slots))
+	w := r.win()
 	end := min(target, p.next+w)
+	if p.slots == nil {
+		end = p.next // nothing buffered
+	}
 	for sn := p.next; sn < end; sn++ {
 		s := &p.slots[int(sn%w)]
 		p.next = sn + 1
@@ -579,22 +773,29 @@ func (r *Reader) handleHeartbeat(now int64, g wire.GUID, hb *wire.Heartbeat) {
 	if !p.reliable {
 		return
 	}
-	if p.haveHBCount && hb.Count <= p.hbCount {
+	r.contradicted(p, hb.LastSN)
+	if !acceptCount(now, &p.haveHBCount, &p.hbCount, &p.hbAt, hb.Count) {
 		r.st.StaleCount++
 		return
 	}
-	p.haveHBCount, p.hbCount = true, hb.Count
 	p.lastHeard = now
 	r.st.Heartbeats++
 	p.gotHB = true
 	p.preemptAt = Never
+	p.preempts = 0
+	hbLast := p.hbLast
 	if hb.LastSN > p.hbLast {
 		p.hbLast = hb.LastSN
 	}
+	p.agreed(now, hb.FirstSN)
 	if !p.synced {
-		r.sync(p, hb.FirstSN)
+		lost := r.st.Lost
+		r.claimedAdvance(now, p, hb.FirstSN, hbLast, true)
+		if p.jumpTo != 0 {
+			p.jumpLost = r.st.Lost - lost
+		}
 	} else if hb.FirstSN > p.next {
-		r.st.Lost += r.advanceTo(p, hb.FirstSN)
+		r.st.Lost += r.claimedAdvance(now, p, hb.FirstSN, hbLast, false)
 		r.deliverChain(p)
 	}
 	if !hb.Final || p.next <= p.hbLast {
@@ -620,11 +821,10 @@ func (r *Reader) handleHeartbeatFrag(now int64, g wire.GUID, hf *wire.HeartbeatF
 	if !p.reliable {
 		return
 	}
-	if p.haveHBFCount && hf.Count <= p.hbfCount {
+	if !acceptCount(now, &p.haveHBFCount, &p.hbfCount, &p.hbfAt, hf.Count) {
 		r.st.StaleCount++
 		return
 	}
-	p.haveHBFCount, p.hbfCount = true, hf.Count
 	if !p.synced {
 		return
 	}
@@ -657,10 +857,11 @@ func (r *Reader) handleGap(now int64, g wire.GUID, gap *wire.Gap) {
 		return
 	}
 	p.lastHeard = now
-	w := wire.SequenceNumber(len(p.slots))
+	w := r.win()
 	start, end := gap.GapStart, gap.GapList.Base // [start, end)
+	p.agreed(now, end)
 	if start <= p.next && end > p.next {
-		r.st.GapSNs += r.advanceTo(p, end)
+		r.st.GapSNs += r.claimedAdvance(now, p, end, p.hbLast, false)
 	} else if start > p.next {
 		for sn := start; sn < end && sn < p.next+w; sn++ {
 			r.markGap(p, sn)
@@ -676,7 +877,7 @@ func (r *Reader) handleGap(now int64, g wire.GUID, gap *wire.Gap) {
 }
 
 func (r *Reader) markGap(p *writerProxy, sn wire.SequenceNumber) {
-	s := &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]
+	s := r.slotFor(p, sn)
 	if s.state != slotEmpty && s.sn == sn {
 		return
 	}
@@ -724,18 +925,21 @@ func (r *Reader) handleDataFrag(now int64, rs *wire.ReceiverState, d *wire.DataF
 			r.st.Duplicates++
 			return
 		}
-	} else if p.synced {
-		if sn < p.next {
+	} else {
+		r.heard(now, p, sn)
+		if p.synced && sn < p.next && !r.revertJump(p, sn) {
 			r.st.Duplicates++
 			return
 		}
-		if sn-p.next >= wire.SequenceNumber(len(p.slots)) {
-			r.st.OutOfWindow++
-			return
-		}
-		if s := &p.slots[int(sn%wire.SequenceNumber(len(p.slots)))]; s.state != slotEmpty && s.sn == sn {
-			r.st.Duplicates++
-			return
+		if p.synced {
+			if sn-p.next >= r.win() {
+				r.st.OutOfWindow++
+				return
+			}
+			if s := p.peek(sn); s != nil && s.state != slotEmpty && s.sn == sn {
+				r.st.Duplicates++
+				return
+			}
 		}
 	}
 	e := r.fragEntryFor(p, sn, d)
@@ -893,7 +1097,17 @@ func (r *Reader) dropFragsBelow(p *writerProxy, sn wire.SequenceNumber) {
 func (r *Reader) sendAck(now int64, p *writerProxy) {
 	p.ackAt = Never
 	if !p.gotHB {
-		p.preemptAt = now + r.cfg.PreemptiveAckPeriod
+		// Preemptive: less and less often while the writer says
+		// nothing (Cyclone DDS and Fast DDS back off too), and not at
+		// all once MaxPreemptiveAcks went unanswered, until it shows up.
+		p.preempts++
+		switch {
+		case p.preempts >= r.cfg.MaxPreemptiveAcks:
+			p.preemptAt = Never
+			r.st.WritersSilenced++
+		default:
+			p.preemptAt = now + backoff(r.cfg.PreemptiveAckPeriod, p.preempts-1, r.cfg.MaxPreemptiveAckPeriod)
+		}
 		if !p.synced && p.nbuf > 0 {
 			// Holding data until a HEARTBEAT says where the writer's
 			// history starts: a lost prompt or reply must not leave the
@@ -907,13 +1121,23 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 	r.b.Reset(r.buf[:0], r.hdr)
 	r.b.InfoDst(p.guid.Prefix)
 	set := wire.SequenceNumberSet{Base: 1}
-	if p.synced {
+	switch {
+	case p.jumpTo != 0 && !p.jumpTrusted:
+		// An unconfirmed advance: acknowledge only what arrived (a
+		// writer may take a base beyond its last SN for "everything",
+		// as Cyclone DDS does) and ask for all from there, so that the
+		// writer answers with DATA (which undoes a false advance) or
+		// with GAP and DATA past it (which confirms a true one).
+		set.Base = max(p.jumpFrom, p.lastDel+1)
+		end := min(p.hbLast, set.Base+wire.MaxSetBits-1)
+		for sn := set.Base; sn <= end; sn++ {
+			set.Add(sn)
+		}
+	case p.synced:
 		set.Base = p.next
-		w := wire.SequenceNumber(len(p.slots))
-		end := min(p.hbLast, p.next+wire.MaxSetBits-1, p.next+w-1)
+		end := min(p.hbLast, p.next+wire.MaxSetBits-1, p.next+r.win()-1)
 		for sn := p.next; sn <= end; sn++ {
-			s := &p.slots[int(sn%w)]
-			if s.state != slotEmpty && s.sn == sn {
+			if s := p.peek(sn); s != nil && s.state != slotEmpty && s.sn == sn {
 				continue
 			}
 			if r.fragInProgress(p, sn) {
@@ -928,7 +1152,7 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 		WriterID:      p.guid.Entity,
 		ReaderSNState: set,
 		Count:         r.ackCount,
-		Final:         set.Empty() && p.gotHB,
+		Final:         set.Empty() && p.gotHB && p.jumpTo == 0,
 	})
 	r.st.AckNacksSent++
 	if p.synced {
@@ -992,7 +1216,7 @@ func (r *Reader) Tick(now int64) int64 {
 		if !p.synced && p.syncAt <= now && p.nbuf > 0 {
 			start := p.bufLow
 			if r.cfg.Durable {
-				start = max(1, p.bufHigh-wire.SequenceNumber(len(p.slots))+1)
+				start = max(1, p.bufHigh-r.win()+1)
 			}
 			r.sync(p, start)
 		}

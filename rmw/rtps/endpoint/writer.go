@@ -140,6 +140,11 @@ type readerProxy struct {
 	nextHB  int64
 	forceHB bool
 	lastHB  int64
+	// unanswered counts HEARTBEATs that asked for an answer since the
+	// reader's last ACKNACK; silent is set when a reader that never
+	// answered got MaxUnansweredHeartbeats of them.
+	unanswered int
+	silent     bool
 }
 
 // Writer is the RTPS writer state machine of one DDS DataWriter. See the
@@ -181,6 +186,12 @@ func (c *WriterConfig) setDefaults() error {
 	}
 	if c.HeartbeatPeriod <= 0 {
 		c.HeartbeatPeriod = DefaultHeartbeatPeriod
+	}
+	if c.MaxHeartbeatPeriod <= 0 {
+		c.MaxHeartbeatPeriod = max(DefaultMaxHeartbeatPeriod, c.HeartbeatPeriod)
+	}
+	if c.MaxUnansweredHeartbeats <= 0 {
+		c.MaxUnansweredHeartbeats = DefaultMaxUnansweredHeartbeats
 	}
 	if c.NackResponseDelay == 0 {
 		c.NackResponseDelay = DefaultNackResponseDelay
@@ -426,11 +437,19 @@ func (w *Writer) WriteChange(now int64, c *Change) (wire.SequenceNumber, error) 
 	return sn, nil
 }
 
-// scheduleHB arms the periodic HEARTBEAT of p if it is behind.
+// scheduleHB arms the periodic HEARTBEAT of p if it is behind (and has
+// not been given up).
 func (w *Writer) scheduleHB(now int64, p *readerProxy) {
-	if p.acked <= w.lastSN && p.nextHB == Never {
-		p.nextHB = now + w.cfg.HeartbeatPeriod
+	if p.acked <= w.lastSN && p.nextHB == Never && !p.silent {
+		p.nextHB = now + w.hbInterval(p)
 	}
+}
+
+// hbInterval is the periodic HEARTBEAT interval of p: HeartbeatPeriod for
+// the first three unanswered ones, then doubling up to MaxHeartbeatPeriod
+// (Cyclone DDS lowers its rate in the same way after five).
+func (w *Writer) hbInterval(p *readerProxy) int64 {
+	return backoff(w.cfg.HeartbeatPeriod, p.unanswered-3, w.cfg.MaxHeartbeatPeriod)
 }
 
 // begin starts a datagram to locators to (addressed to participant dst if
@@ -588,6 +607,9 @@ func (w *Writer) sendHeartbeatTo(now int64, p *readerProxy, final bool) {
 	w.appendHeartbeat(p.guid.Entity, w.effFirst(p), final)
 	w.flush()
 	p.lastHB = now
+	if !final {
+		p.unanswered++
+	}
 }
 
 // HandleMessage processes one received datagram: ACKNACK and NACK_FRAG
@@ -659,6 +681,7 @@ func (w *Writer) handleAckNack(now int64, g wire.GUID, a *wire.AckNack) {
 	}
 	firstAck := !p.haveCount
 	p.haveCount, p.lastCount = true, a.Count
+	p.unanswered, p.silent = 0, false
 	w.st.AckNacks++
 	if base > p.acked {
 		p.acked = base
@@ -841,6 +864,7 @@ func (w *Writer) repair(now int64, p *readerProxy) {
 	w.appendHeartbeat(p.guid.Entity, first, false)
 	w.flush()
 	p.lastHB = now
+	p.unanswered++
 	p.forceHB = false
 	p.nextHB = Never
 	w.scheduleHB(now, p)
@@ -889,9 +913,17 @@ func (w *Writer) heartbeatDue(now int64, p *readerProxy) {
 	}
 	p.forceHB = false
 	p.nextHB = Never
-	if behind {
-		p.nextHB = now + w.cfg.HeartbeatPeriod
+	if !behind {
+		return
 	}
+	if !p.haveCount && p.unanswered >= w.cfg.MaxUnansweredHeartbeats {
+		// Never answered: a reader that is not there (or a locator
+		// taken from a forged announcement). Quiet until it speaks.
+		p.silent = true
+		w.st.ReadersSilenced++
+		return
+	}
+	p.nextHB = now + w.hbInterval(p)
 }
 
 // Tick performs the timed work due at now (repairs, HEARTBEATs) and returns
@@ -915,6 +947,22 @@ func (w *Writer) NextDeadline() int64 {
 		d = min(d, p.reqAt, p.nextHB)
 	}
 	return d
+}
+
+// ProbeHeartbeat returns a non-final HEARTBEAT for reader (an entity of a
+// participant not matched yet) covering the whole history, with the
+// writer's next HEARTBEAT count, for a caller that sends it in a datagram
+// of its own: discovery asks a participant it has not heard answer yet
+// whether it knows us, without matching it.
+func (w *Writer) ProbeHeartbeat(reader wire.EntityID) wire.Heartbeat {
+	w.st.Heartbeats++
+	return wire.Heartbeat{
+		ReaderID: reader,
+		WriterID: w.cfg.GUID.Entity,
+		FirstSN:  w.hist.first(w.lastSN + 1),
+		LastSN:   w.lastSN,
+		Count:    w.nextHBCount(),
+	}
 }
 
 // LastSN returns the sequence number of the last sample written (0 if
