@@ -142,13 +142,18 @@ func (e *Executor) deliverJumpsOf(ctx *Context) {
 	ctx.jumps.addLoop(e.loop)
 }
 
-// deliverJumps runs in every pass, before timers fire.
-func (e *Executor) deliverJumps() {
+// deliverJumps runs in every pass, before timers fire. It returns the
+// first stopping error of a panicking handler, for the pass to return.
+func (e *Executor) deliverJumps() error {
+	var err error
 	if p := e.jumps.Load(); p != nil {
 		for _, r := range *p {
-			r.deliver(e)
+			if rerr := r.deliver(e); rerr != nil && err == nil {
+				err = rerr
+			}
 		}
 	}
+	return err
 }
 
 // report converts and reports a recovered panic; under PanicStop it returns

@@ -70,8 +70,10 @@ type Options struct {
 	Report func(PanicReport) error
 	// BeforeFire, if set, runs in every pass after the clocks are read and
 	// before any timer fires, on the goroutine running the pass with no
-	// lock held (jump handlers run there).
-	BeforeFire func()
+	// lock held (jump handlers run there). A non-nil result (a handler's
+	// panic under a stopping policy) is what that pass returns, after its
+	// due timers and ready work ran, as a panicking timer's would be.
+	BeforeFire func() error
 	// InlineClock lets an install that makes a ROS timer due while Spin is
 	// idle run the pass on the installing goroutine, when the installer
 	// can spare it (clock.Override.InstallOffload): no hop to the spinning
@@ -83,7 +85,7 @@ type Options struct {
 type Loop struct {
 	src        clock.Sources
 	report     func(PanicReport) error
-	beforeFire func()
+	beforeFire func() error
 
 	mu      sync.Mutex
 	domains []*domain
@@ -453,11 +455,11 @@ func (l *Loop) pass() (int, waitResult) {
 	l.ready = l.ready[:0]
 	l.mu.Unlock()
 
-	if l.beforeFire != nil {
-		l.beforeFire()
-	}
 	n := 0
 	var err error
+	if l.beforeFire != nil {
+		err = l.beforeFire()
+	}
 	for _, t := range due {
 		if !l.fire(t) {
 			continue
