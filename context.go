@@ -325,15 +325,11 @@ func (s *TimeSource) Install(t Time) {
 	s.install(t)
 }
 
-func (s *TimeSource) install(t Time) clock.Change { return s.installOffload(t, nil) }
-
-// installOffload installs t from a transport goroutine that can run the due
-// callbacks itself (rmw.Sample.Offload).
-func (s *TimeSource) installOffload(t Time, offload func(func()) bool) clock.Change {
+func (s *TimeSource) install(t Time) clock.Change {
 	if s.detached.Load() {
 		return clock.Ignored
 	}
-	return s.ctx.ov.InstallOffload(clock.RosTime(t.ns), offload)
+	return s.ctx.ov.Install(clock.RosTime(t.ns))
 }
 
 // Detach stops the source. The context keeps the last installed time (it

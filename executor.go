@@ -68,26 +68,12 @@ func WithPanicHandler(fn func(*CallbackPanicError)) ExecutorOption {
 	return func(e *Executor) { e.onPanic = fn }
 }
 
-// WithInlineClockCallbacks(false) makes every callback run on the goroutine
-// that spins the executor. By default (true), when a /clock sample makes a
-// ROS-time timer due while Spin is idle, the transport goroutine that
-// received the sample runs that pass itself, holding the executor's run
-// token (so callbacks still never run concurrently) after handing its
-// transport duties to a fresh goroutine (so a callback may block, even on
-// ROS time, without starving the clock). It saves a goroutine hop on the
-// latency from /clock to the timer. Turn it off when callbacks must run on
-// one goroutine (runtime.LockOSThread, goroutine-bound resources).
-func WithInlineClockCallbacks(on bool) ExecutorOption {
-	return func(e *Executor) { e.noInline = !on }
-}
-
 // WithExecutorLogger sets the logger for executor diagnostics.
 func WithExecutorLogger(l *slog.Logger) ExecutorOption { return func(e *Executor) { e.log = l } }
 
-// Executor runs the callbacks of timers and subscriptions one at a time, on
-// the goroutine that calls Spin, SpinOnce or SpinSome — or, for ROS-time
-// timers that a /clock sample makes due while Spin is idle, on the
-// transport goroutine that received it (see WithInlineClockCallbacks).
+// Executor runs the callbacks of timers and subscriptions, and jump
+// handlers, one at a time, on the goroutine that calls Spin, SpinOnce or
+// SpinSome; transports and time sources only queue work and wake it.
 //
 // Steady timers sit in a heap on the monotonic clock; system and ROS timers
 // sit in heaps on their own clocks, so a spin costs nothing for timers that
@@ -98,7 +84,6 @@ type Executor struct {
 	panicPolicy PanicPolicy
 	onPanic     func(*CallbackPanicError)
 	log         *slog.Logger
-	noInline    bool
 	epochClock  atomic.Pointer[func() int64]
 	loop        *exec.Loop
 	// jumps are the registries of the contexts whose jumps this executor
@@ -119,7 +104,7 @@ func NewExecutor(opts ...ExecutorOption) *Executor {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
-	e.loop = exec.New(exec.Options{Sources: e.ctx.src, Report: e.report, BeforeFire: e.deliverJumps, InlineClock: !e.noInline})
+	e.loop = exec.New(exec.Options{Sources: e.ctx.src, Report: e.report, BeforeFire: e.deliverJumps})
 	e.deliverJumpsOf(e.ctx)
 	return e
 }

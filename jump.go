@@ -124,10 +124,9 @@ type jumpRegistry struct {
 //
 // fn runs where the callbacks of an executor of the clock's context run
 // (WithExecutorContext, or one that a node of the context was added to:
-// the spinning goroutine, or the receiving goroutine of an inline /clock
-// pass, see WithInlineClockCallbacks), before the timers that the same
-// sample makes due, and never concurrently with other callbacks of that
-// executor. A panic in fn follows the
+// the goroutine that spins it), before the timers that the same sample
+// makes due, and never concurrently with other callbacks of that executor.
+// A panic in fn follows the
 // executor's panic policy. While no such executor spins, up to 1024 jumps
 // wait for one. Calling OnJump on a system or steady clock is an error.
 func (c *Clock) OnJump(th JumpThreshold, fn func(TimeJump)) (*JumpHandle, error) {

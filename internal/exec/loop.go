@@ -74,11 +74,6 @@ type Options struct {
 	// panic under a stopping policy) is what that pass returns, after its
 	// due timers and ready work ran, as a panicking timer's would be.
 	BeforeFire func() error
-	// InlineClock lets an install that makes a ROS timer due while Spin is
-	// idle run the pass on the installing goroutine, when the installer
-	// can spare it (clock.Override.InstallOffload): no hop to the spinning
-	// goroutine. Callbacks still never run concurrently.
-	InlineClock bool
 }
 
 // Loop is one executor.
@@ -100,8 +95,6 @@ type Loop struct {
 	// in a testing/synctest bubble).
 	token    chan struct{}
 	spinning atomic.Bool
-	parked   atomic.Bool // Spin is waiting (not SpinOnce/SpinSome)
-	inline   bool
 
 	// Scratch reused by passes (run token holder only).
 	due []*Timer
@@ -135,7 +128,7 @@ func New(o Options) *Loop {
 	if o.Report == nil {
 		o.Report = func(PanicReport) error { return nil }
 	}
-	return &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, inline: o.InlineClock, byKey: map[domainKey]*domain{},
+	return &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, byKey: map[domainKey]*domain{},
 		wake: make(chan struct{}, 1), token: make(chan struct{}, 1)}
 }
 
@@ -187,9 +180,6 @@ func (l *Loop) domainLocked(c *Clock) *domain {
 		d = &domain{clk: *c, last: math.MinInt64}
 		if c.Kind == Ros {
 			d.waiter = clock.NewWaiter(l.wake)
-			if l.inline {
-				d.waiter.Fn = l.rosDue
-			}
 			c.Ov.AddWaiter(d.waiter)
 			d.epoch = c.Ov.Snapshot().Epoch
 		}
@@ -335,43 +325,9 @@ func (l *Loop) Spin(ctx context.Context) error {
 		case w.again:
 			continue
 		}
-		l.parked.Store(true)
-		ok := l.wait(ctx.Done(), w.d)
-		l.parked.Store(false)
-		if !ok {
+		if !l.wait(ctx.Done(), w.d) {
 			return nil
 		}
-	}
-}
-
-// rosDue runs on the installing goroutine when ROS time reached one of the
-// loop's deadlines or restarted. While Spin is idle and the installer can
-// spare its goroutine, the pass runs there (runInline); otherwise the
-// spinner is woken.
-func (l *Loop) rosDue(offload func(func()) bool) {
-	if offload != nil && l.parked.Load() && offload(l.runInline) {
-		return
-	}
-	l.Wake()
-}
-
-// runInline runs one pass on a goroutine that an install offloaded to,
-// holding the run token like any pass, and leaves the rest to the spinner.
-func (l *Loop) runInline() {
-	select {
-	case l.token <- struct{}{}:
-	default:
-		l.Wake() // a pass is running: the spinner will see the new time
-		return
-	}
-	_, w := l.pass()
-	<-l.token
-	switch {
-	case w.err == ErrClosed:
-	case w.err != nil:
-		l.Raise(w.err)
-	case w.again:
-		l.Wake()
 	}
 }
 
