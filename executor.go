@@ -44,11 +44,28 @@ func (e *CallbackPanicError) Error() string {
 
 // ErrAlreadySpinning is returned when Spin or SpinOnce is called while
 // another goroutine is spinning the same executor.
-var ErrAlreadySpinning = exec.ErrAlreadySpinning
+var ErrAlreadySpinning = errors.New("nros: executor is already spinning")
 
 // ErrExecutorClosed is returned by Spin, SpinOnce, SpinSome and AddNode on
 // an executor that was closed before the call.
-var ErrExecutorClosed = exec.ErrClosed
+var ErrExecutorClosed = errors.New("nros: executor is closed")
+
+// ErrTimerOtherExecutor is returned when a timer that belongs to one
+// executor is added to another.
+var ErrTimerOtherExecutor = errors.New("nros: timer belongs to another executor")
+
+// loopErr spells the run loop's errors as the package's own.
+func loopErr(err error) error {
+	switch err {
+	case exec.ErrAlreadySpinning:
+		return ErrAlreadySpinning
+	case exec.ErrClosed:
+		return ErrExecutorClosed
+	case exec.ErrOtherLoop:
+		return ErrTimerOtherExecutor
+	}
+	return err
+}
 
 // ExecutorOption configures an Executor.
 type ExecutorOption func(*Executor)
@@ -185,7 +202,7 @@ func (e *Executor) RegisterTimerOnClock(period time.Duration, src TimerClockSour
 		return nil, err
 	}
 	if err := e.loop.Add(t.core); err != nil {
-		return nil, err
+		return nil, loopErr(err)
 	}
 	return t, nil
 }
@@ -204,7 +221,7 @@ func (e *Executor) Spin(ctx context.Context) error {
 	if e.loop.Closed() {
 		return ErrExecutorClosed
 	}
-	return e.loop.Spin(ctx)
+	return loopErr(e.loop.Spin(ctx))
 }
 
 // SpinOnce waits up to timeout for a callback to become ready, then runs
@@ -216,7 +233,7 @@ func (e *Executor) SpinOnce(timeout time.Duration) error {
 	if e.loop.Closed() {
 		return ErrExecutorClosed
 	}
-	return e.loop.SpinOnce(timeout)
+	return loopErr(e.loop.SpinOnce(timeout))
 }
 
 // SpinSome runs every callback that is ready now, each at most once,
@@ -226,7 +243,8 @@ func (e *Executor) SpinSome() (int, error) {
 	if e.loop.Closed() {
 		return 0, ErrExecutorClosed
 	}
-	return e.loop.SpinSome()
+	n, err := e.loop.SpinSome()
+	return n, loopErr(err)
 }
 
 // Close stops the executor: Spin returns, no callback starts after Close

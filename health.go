@@ -34,7 +34,7 @@ const ClockStallWarning = 30 * time.Second
 // ClockStats describes the samples the time source of a context has
 // installed: how often they come, how fast simulated time runs against the
 // wall, and how it last jumped. Rates are measured over the last second of
-// wall time (clock.StatsWindow).
+// wall time.
 type ClockStats struct {
 	// Samples counts the samples installed (paused repeats included).
 	Samples uint64
