@@ -182,4 +182,3 @@ func TestPublicAPIShowsNoInternals(t *testing.T) {
 		}
 	}
 }
-
