@@ -129,7 +129,7 @@ type clockHealth struct {
 	cs    *clockSubscription
 	log   *slog.Logger
 	got   atomic.Bool
-	timer *time.Timer
+	timer clock.Timer
 
 	// The stall watch (armed by the first sample): last is the steady
 	// time of the latest sample; stalled is set by checkStall when it
@@ -137,7 +137,7 @@ type clockHealth struct {
 	last    atomic.Int64
 	stalled atomic.Bool
 	smu     sync.Mutex
-	stall   *time.Timer // guarded by smu
+	stall   clock.Timer // guarded by smu
 
 	mu           sync.Mutex
 	incompatible map[string]string // remote GID (hex) -> policy, from the transport's events
@@ -154,7 +154,7 @@ func (c *Context) watchClock(cs *clockSubscription, node rmw.NodeInfo) (func(rmw
 	if h.log == nil {
 		h.log = c.logger(loggerName(node.Namespace, node.Name))
 	}
-	h.timer = time.AfterFunc(ClockSilenceWarning, h.check)
+	h.timer = c.src.AfterFunc(ClockSilenceWarning, h.check)
 	return h.deliver, rmw.EndpointOptions{OnEvent: h.onEvent, TypeHash: messageTypeHash(&rosgraph_msgs.Clock{})}
 }
 
@@ -178,10 +178,11 @@ func (h *clockHealth) deliver(s rmw.Sample) {
 func (h *clockHealth) armStall(d time.Duration) {
 	h.smu.Lock()
 	defer h.smu.Unlock()
-	if h.stall != nil {
-		h.stall.Stop()
+	if h.stall == nil {
+		h.stall = h.ctx.src.AfterFunc(d, h.checkStall)
+	} else {
+		h.stall.Reset(d)
 	}
-	h.stall = time.AfterFunc(d, h.checkStall)
 }
 
 // current reports whether the subscription is still the context's.

@@ -38,6 +38,9 @@ type RosTime int64
 type Sources struct {
 	Steady func() SteadyTime
 	System func() SystemTime
+	// Timer starts the timers of every wait on these clocks (see
+	// timer.go); nil means the Go runtime's.
+	Timer TimerFunc
 }
 
 var steadyBase = time.Now()

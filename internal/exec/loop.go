@@ -100,8 +100,8 @@ type Loop struct {
 	due []*Timer
 	run []Entity
 
-	waitTimer *time.Timer // the spinning goroutine only
-	passes    atomic.Uint64
+	alarm  *clock.Alarm // signals wake; the spinning goroutine only
+	passes atomic.Uint64
 }
 
 type domainKey struct {
@@ -128,8 +128,10 @@ func New(o Options) *Loop {
 	if o.Report == nil {
 		o.Report = func(PanicReport) error { return nil }
 	}
-	return &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, byKey: map[domainKey]*domain{},
+	l := &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, byKey: map[domainKey]*domain{},
 		wake: make(chan struct{}, 1), token: make(chan struct{}, 1)}
+	l.alarm = o.Sources.NewAlarm(l.wake)
+	return l
 }
 
 // Sources returns the clocks the loop reads.
@@ -338,7 +340,7 @@ func (l *Loop) SpinOnce(timeout time.Duration) error {
 		return ErrAlreadySpinning
 	}
 	defer l.spinning.Store(false)
-	deadline := time.Now().Add(timeout)
+	deadline := int64(l.src.Steady()) + int64(timeout)
 	for {
 		n, w := l.runPass()
 		if w.err == ErrClosed {
@@ -347,7 +349,7 @@ func (l *Loop) SpinOnce(timeout time.Duration) error {
 		if w.err != nil || n > 0 {
 			return w.err
 		}
-		left := time.Until(deadline)
+		left := time.Duration(deadline - int64(l.src.Steady()))
 		if left <= 0 {
 			return nil
 		}
@@ -624,21 +626,17 @@ func sat(a, b int64) int64 {
 
 // wait blocks until a wake-up, d elapses (d < 0: no limit) or done closes.
 // It reports false when done closed.
+//
+// The timer is the sources' (clock.Alarm), so a harness that owns wall
+// time steps it; it signals the wake channel, and a stale signal only
+// costs an extra pass.
 func (l *Loop) wait(done <-chan struct{}, d time.Duration) bool {
-	var tc <-chan time.Time
 	if d >= 0 {
-		if l.waitTimer == nil {
-			l.waitTimer = time.NewTimer(d)
-		} else {
-			l.waitTimer.Reset(d)
-		}
-		tc = l.waitTimer.C
-		defer l.waitTimer.Stop()
+		l.alarm.Set(d)
+		defer l.alarm.Stop()
 	}
 	select {
 	case <-l.wake:
-		return true
-	case <-tc:
 		return true
 	case <-done:
 		return false
