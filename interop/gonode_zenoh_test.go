@@ -121,7 +121,8 @@ func tailText(s string, n int) string {
 
 // TestZenohPicoClockToSimtimer: a zenoh-pico /clock publisher (shaped like
 // nano-ros's) drives examples/simtimer on rmw_zenoh's wire through pause,
-// 2x, both jumps and 1x (simScript, as the DDS clock tests), peer to peer, the pico listening and the Go
+// 2x, both jumps, 1x and 0.5x (simScriptHalf: the DDS clock tests' script
+// and 0.5x), peer to peer with no router, the pico listening and the Go
 // node connecting, and the reverse; skip and catch_up; the ROS timer
 // matches the model of the samples pico published, as on DDS.
 func TestZenohPicoClockToSimtimer(t *testing.T) {
@@ -138,7 +139,7 @@ func TestZenohPicoClockToSimtimer(t *testing.T) {
 					policy = "catch_up"
 				}
 				var env []string
-				pubArgs := []string{"--mode", "peer", "--domain", "0", "--script", simScript, "--hz", "100",
+				pubArgs := []string{"--mode", "peer", "--domain", "0", "--script", simScriptHalf, "--hz", "100",
 					"--wait-subs", "1", "--wait-timeout", "30", "--settle", "0.5", "--open-timeout", "20"}
 				if dir == "pico-listens" {
 					env = zenohEnv("", ep)
@@ -157,16 +158,87 @@ func TestZenohPicoClockToSimtimer(t *testing.T) {
 					waitRunning(t, st) // the Go node listens
 					pub = Start(t, "zclockpub", pubArgs...)
 				}
-				if code, err := pub.Wait(40 * time.Second); err != nil || code != 0 {
-					t.Fatalf("zclockpub: exit %d, %v\n%s", code, err, pub.Stderr())
-				}
-				samples := parseClockpub(t, pub.Lines())
-				if len(samples) != 530 {
-					t.Fatalf("zclockpub published %d samples, want 530", len(samples))
-				}
-				checkSimtimer(t, samples, st, catchUp)
+				checkPicoClock(t, pub, st, catchUp)
 			})
 		}
+	}
+}
+
+// checkPicoClock waits for zclockpub (playing simScriptHalf) to finish and
+// checks simtimer's ROS timer against the model of what it published.
+func checkPicoClock(t *testing.T, pub *Proc, st *goProc, catchUp bool) {
+	t.Helper()
+	if code, err := pub.Wait(45 * time.Second); err != nil || code != 0 {
+		t.Fatalf("zclockpub: exit %d, %v\n%s", code, err, pub.Stderr())
+	}
+	samples := parseClockpub(t, pub.Lines())
+	if len(samples) != 730 {
+		t.Fatalf("zclockpub published %d samples, want 730", len(samples))
+	}
+	checkSimtimerScript(t, simScriptHalf, samples, st, catchUp)
+}
+
+// zenohDefaultEnv is the environment of a Go program that selects Zenoh
+// as a ROS 2 user does, RMW_IMPLEMENTATION=rmw_zenoh_cpp and nothing else:
+// rmw_zenoh's default configuration (peer mode, connect tcp/localhost:7447,
+// listen tcp/localhost:0, no multicast scouting, the router check).
+func zenohDefaultEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		keep := true
+		for _, drop := range []string{"NROS_TRANSPORT=", "ROS_DOMAIN_ID=", "RMW_IMPLEMENTATION=", "ZENOH_"} {
+			keep = keep && !strings.HasPrefix(kv, drop)
+		}
+		if keep {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "RMW_IMPLEMENTATION=rmw_zenoh_cpp")
+}
+
+// startZenohd runs `nros zenohd` with its default listener
+// (tcp/127.0.0.1:7447: the port rmw_zenoh's default configuration
+// connects to; the test's namespace is its own) and waits until it is up.
+func startZenohd(t *testing.T, args ...string) *goProc {
+	t.Helper()
+	zd := startNros(t, 0, append([]string{"zenohd"}, args...)...)
+	if !waitFor(15*time.Second, func() bool { return strings.Contains(zd.stderr(), `msg="zenoh router up"`) }) {
+		t.Fatalf("nros zenohd did not start: %s", zd.stderr())
+	}
+	return zd
+}
+
+// TestZenohdPicoClientClockToSimtimer: nano-ros's arrangement. A zenoh-pico
+// /clock publisher in client mode -> `nros zenohd` -> examples/simtimer
+// with RMW_IMPLEMENTATION=rmw_zenoh_cpp, use_sim_time true and rmw_zenoh's
+// default configuration (no ZENOH_* variable: a peer that finds the router
+// on tcp/localhost:7447). The ROS timer follows the clock through pause,
+// 2x, both jumps, 1x and 0.5x, skip and catch_up, as the model of the
+// published samples says (as on DDS).
+func TestZenohdPicoClientClockToSimtimer(t *testing.T) {
+	RequireZenohPeers(t)
+	simtimerBinary(t)
+	for _, catchUp := range []bool{false, true} {
+		t.Run(fmt.Sprintf("catch_up=%v", catchUp), func(t *testing.T) {
+			zd := startZenohd(t)
+			policy := "skip"
+			if catchUp {
+				policy = "catch_up"
+			}
+			st := startGoZenoh(t, exampleBinary(t, "simtimer"), zenohDefaultEnv(), "--ros-args", "-p", "use_sim_time:=true",
+				"-p", "overrun:="+policy, "-p", "duration_s:=60")
+			waitRunning(t, st)
+			pub := Start(t, "zclockpub", "--mode", "client", "--connect", "tcp/127.0.0.1:7447", "--domain", "0",
+				"--script", simScriptHalf, "--hz", "100", "--wait-subs", "1", "--wait-timeout", "30", "--settle", "0.5",
+				"--open-timeout", "20")
+			checkPicoClock(t, pub, st, catchUp)
+			if strings.Contains(st.stderr(), "Unable to connect to a Zenoh router") {
+				t.Errorf("simtimer warned that no router answered although nros zenohd ran:\n%s", st.stderr())
+			}
+			if n := strings.Count(zd.stderr(), `msg="face up"`); n < 2 {
+				t.Errorf("the router saw %d faces, want the pico client and the Go peer:\n%s", n, zd.stderr())
+			}
+		})
 	}
 }
 
