@@ -5,7 +5,9 @@ package interop
 // side listening, the other connecting, both ways), and Go to Go.
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/msg/std_srvs"
+	"github.com/nros-go/nros/rmw/zenoh"
+	"github.com/nros-go/nros/rmw/zenoh/config"
 	"github.com/nros-go/nros/rmw/zenoh/ros"
 )
 
@@ -393,5 +399,111 @@ func TestZenohParamSetTurnsSimTimeOn(t *testing.T) {
 	tl := parseSimtimer(t, st.stdout())
 	if len(tl.ros) < 8 || tl.ros[0].ros != 500*int64(time.Second)+100*int64(time.Millisecond) {
 		t.Fatalf("ROS timer on the pico clock: %v", tl.ros)
+	}
+}
+
+// newZenohGoNode starts a Go node on Zenoh in this process: a peer that
+// listens on listen and connects to connect (loopback endpoints, either
+// may be ""), no router check.
+func newZenohGoNode(t *testing.T, name, listen, connect string) *goNode {
+	t.Helper()
+	RequireNamespace(t)
+	zc := config.Default()
+	eps := func(s string) []config.Endpoint {
+		if s == "" {
+			return []config.Endpoint{}
+		}
+		e, err := config.ParseEndpoint(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []config.Endpoint{e}
+	}
+	zc.Listen.Endpoints, zc.Connect.Endpoints = config.Unique(eps(listen)), config.Unique(eps(connect))
+	tr, err := zenoh.New(zenoh.Config{Zenoh: zc, Warnf: t.Logf})
+	if err != nil {
+		t.Fatalf("zenoh.New: %v", err)
+	}
+	g := &goNode{ztr: tr, ctx: nros.NewContext(nros.WithTransport(tr), nros.WithLogOutput(io.Discard))}
+	if g.node, err = nros.NewNode(name, nros.WithContext(g.ctx), nros.WithoutGlobalArguments()); err != nil {
+		tr.Close()
+		t.Fatalf("NewNode: %v", err)
+	}
+	t.Cleanup(g.close)
+	return g
+}
+
+var picoRequest = regexp.MustCompile(`^request seq=(\d+) ts=(\d+) gid=([0-9a-f]{32}) att=33 data=([01]) dup=0$`)
+
+// TestZenohGoClientToPicoServer: a zenoh-pico queryable shaped as
+// rmw_zenoh's service server (zsvcserver: std_srvs/SetBool, SS token)
+// answers a Go client: the client finds the server in the graph by its
+// token, each request carries the client's sequence number (1, 2, 3) and
+// gid in its attachment, and the replies, which carry them back, reach the
+// calls they answer. Both directions of the connection.
+func TestZenohGoClientToPicoServer(t *testing.T) {
+	RequireZenohPeers(t)
+	for _, dir := range []string{"pico-listens", "go-listens"} {
+		t.Run(dir, func(t *testing.T) {
+			ep := LoopbackTCP(FreeTCPPort(t))
+			args := []string{"--mode", "peer", "--domain", "0", "--service", "/set_flag", "--count", "3", "--timeout", "40",
+				"--label", "pico"}
+			var srv *Proc
+			var g *goNode
+			if dir == "pico-listens" {
+				srv = Start(t, "zsvcserver", append(args, "--listen", ep)...)
+				g = newZenohGoNode(t, "go_client", "", ep)
+			} else {
+				g = newZenohGoNode(t, "go_client", ep, "")
+				srv = Start(t, "zsvcserver", append(args, "--connect", ep)...)
+			}
+			cl, err := nros.NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "set_flag")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if err := cl.WaitForService(ctx); err != nil {
+				t.Fatalf("the pico server never appeared in the graph: %v", err)
+			}
+			for i := 1; i <= 3; i++ {
+				resp, err := cl.Call(ctx, &std_srvs.SetBool_Request{Data: i%2 == 1})
+				if err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+				want := fmt.Sprintf("pico %v", i%2 == 1)
+				if resp.Success != (i%2 == 1) || resp.Message != want {
+					t.Fatalf("call %d: %+v, want message %q", i, resp, want)
+				}
+			}
+			if code, err := srv.Wait(20 * time.Second); err != nil || code != 0 {
+				t.Fatalf("zsvcserver: exit %d, %v\n%s", code, err, srv.Stderr())
+			}
+			var gid string
+			n := 0
+			for _, l := range srv.Lines() {
+				if strings.HasPrefix(l, "summary ") {
+					if l != "summary answered=3 dropped=0" {
+						t.Fatalf("zsvcserver: %s", l)
+					}
+					continue
+				}
+				m := picoRequest.FindStringSubmatch(l)
+				if m == nil {
+					t.Fatalf("zsvcserver saw %q", l)
+				}
+				n++
+				if m[1] != fmt.Sprint(n) || m[4] != map[bool]string{true: "1", false: "0"}[n%2 == 1] {
+					t.Fatalf("request %d: %q", n, l)
+				}
+				if gid != "" && m[3] != gid {
+					t.Fatalf("two client gids: %s %s", gid, m[3])
+				}
+				gid = m[3]
+			}
+			if n != 3 {
+				t.Fatalf("zsvcserver saw %d requests:\n%s", n, strings.Join(srv.Lines(), "\n"))
+			}
+		})
 	}
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // ZenohPeers are the zenoh-pico programs build.sh makes from
-// ../shared/zenoh (rmw_zenoh-shaped ROS 2 peers on zenoh-pico 1.7.2).
-var ZenohPeers = []string{"zclockpub", "zclocksub", "zchatterpub", "zchattersub", "zlivewatch"}
+// ../shared/zenoh (rmw_zenoh-shaped ROS 2 peers on zenoh-pico 1.7.2) and
+// from src/z*.c (zsvcserver).
+var ZenohPeers = []string{"zclockpub", "zclocksub", "zchatterpub", "zchattersub", "zlivewatch", "zsvcserver"}
 
 // RequireZenohPeers checks the namespace and that the zenoh-pico peers are
 // built (Peers builds them), and skips loudly when they are missing from a
