@@ -1,7 +1,7 @@
 package interop
 
 // Go nodes on Zenoh (RMW_IMPLEMENTATION=rmw_zenoh_cpp) next to the
-// zenoh-pico peers of ../shared/zenoh, peer to peer over loopback TCP (one
+// rmw_zenoh-shaped zenoh-pico peers that interop/build.sh builds, peer to peer over loopback TCP (one
 // side listening, the other connecting, both ways), and Go to Go.
 
 import (

@@ -369,16 +369,6 @@ func fireDiff(want, got []fire) string {
 	return "no difference"
 }
 
-// exited reports whether the peer has exited.
-func (p *Proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // graphReport describes the Go transport's view for a failure message.
 func graphReport(g *goNode) string {
 	var b strings.Builder

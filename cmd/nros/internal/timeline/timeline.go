@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nros-go/nros/internal/clockscript"
+	"github.com/nros-go/nros/cmd/nros/internal/clockscript"
 )
 
 // point is one event of the timeline: wall time since the start, ROS time.

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 )
 
 // Write generates the named packages of s into outDir/<pkg>/ (and their

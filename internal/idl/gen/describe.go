@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
-	"github.com/nros-go/nros/internal/typehash"
+	"github.com/nros-go/nros/internal/idl/interfaces"
+	"github.com/nros-go/nros/internal/idl/typehash"
 )
 
 // describe computes what the generated types carry besides their code:

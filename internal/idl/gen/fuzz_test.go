@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 )
 
 // FuzzGenerate checks that any definition the parser accepts yields Go

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 	"github.com/nros-go/nros/msg"
 )
 

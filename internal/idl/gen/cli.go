@@ -6,7 +6,7 @@ import (
 	"io"
 	"sort"
 
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 )
 
 const genUsage = `usage: nros gen [-o DIR] [-import PATH] [-bundled] PATH...

@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"github.com/nros-go/nros/internal/gen"
+	"github.com/nros-go/nros/internal/idl/gen"
 )
 
 func main() { os.Exit(gen.Main(os.Args[1:], os.Stdout, os.Stderr)) }

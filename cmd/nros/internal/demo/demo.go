@@ -25,8 +25,8 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
-	"github.com/nros-go/nros/internal/clockscript"
-	"github.com/nros-go/nros/internal/timeline"
+	"github.com/nros-go/nros/cmd/nros/internal/clockscript"
+	"github.com/nros-go/nros/cmd/nros/internal/timeline"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw/intra"

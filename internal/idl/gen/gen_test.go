@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 )
 
-// repoRoot is the module root, two levels up from this package.
-const repoRoot = "../.."
+// repoRoot is the module root, three levels up from this package.
+const repoRoot = "../../.."
 
 // TestCommittedPackagesUpToDate regenerates the shipped packages (msg/) and
-// the test packages (internal/testmsgs) and fails on any difference, so the
+// the test packages (internal/fixture/testmsgs) and fails on any difference, so the
 // committed code never drifts from the definitions or the generator.
 func TestCommittedPackagesUpToDate(t *testing.T) {
 	set := interfaces.NewSet()
@@ -35,8 +35,8 @@ func TestCommittedPackagesUpToDate(t *testing.T) {
 	if err := tset.Load("testdata/interfaces"); err != nil {
 		t.Fatal(err)
 	}
-	compareTree(t, tset, []string{"example_interfaces", "test_msgs"}, filepath.Join(repoRoot, "internal/testmsgs"),
-		"github.com/nros-go/nros/internal/testmsgs")
+	compareTree(t, tset, []string{"example_interfaces", "test_msgs"}, filepath.Join(repoRoot, "internal/fixture/testmsgs"),
+		"github.com/nros-go/nros/internal/fixture/testmsgs")
 }
 
 func compareTree(t *testing.T, set *interfaces.Set, pkgs []string, dir, prefix string) {
@@ -53,7 +53,7 @@ func compareTree(t *testing.T, set *interfaces.Set, pkgs []string, dir, prefix s
 				continue
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s/%s differs from what nros gen produces now (run go generate ./msg ./internal/testmsgs)", pkg, name)
+				t.Errorf("%s/%s differs from what nros gen produces now (run go generate ./msg ./internal/fixture/testmsgs)", pkg, name)
 			}
 		}
 		existing, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go"))
@@ -424,8 +424,8 @@ func TestVariantWrite(t *testing.T) {
 // the embedded interface definitions; only msg/dynamic (types known at run
 // time) and the nros command do.
 func TestProgramsDoNotLinkGenerator(t *testing.T) {
-	forbidden := []string{"github.com/nros-go/nros/internal/gen", "github.com/nros-go/nros/internal/idl",
-		"github.com/nros-go/nros/internal/typehash", "github.com/nros-go/nros/internal/interfaces", "go/parser", "go/format"}
+	forbidden := []string{"github.com/nros-go/nros/internal/idl/gen", "github.com/nros-go/nros/internal/idl",
+		"github.com/nros-go/nros/internal/idl/typehash", "github.com/nros-go/nros/internal/idl/interfaces", "go/parser", "go/format"}
 	pkgs := []string{".", "./rmw/...", "./bag", "./simtest", "./examples/..."}
 	cmd := exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, pkgs...)...)
 	cmd.Dir = repoRoot
@@ -447,7 +447,7 @@ func TestProgramsDoNotLinkGenerator(t *testing.T) {
 	// The command that generates code and decodes unknown types does.
 	cmd = exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/nros")
 	cmd.Dir = repoRoot
-	if out, err = cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "github.com/nros-go/nros/internal/gen\n") {
+	if out, err = cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "github.com/nros-go/nros/internal/idl/gen\n") {
 		t.Errorf("cmd/nros does not link the generator (%v)", err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 )
 
 // shipped loads the interface definitions nros-go ships and those of its
@@ -35,7 +35,7 @@ func TestKnownHashes(t *testing.T) {
 		"builtin_interfaces/Time":                "RIHS01_b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197",
 		"service_msgs/ServiceEventInfo":          "RIHS01_41bcbbe07a75c9b52bc96bfd5c24d7f0fc0a08c0cb7921b3373c5732345a6f45",
 		"unique_identifier_msgs/UUID":            "RIHS01_1b8e8aca958cbea28fe6ef60bf6c19b683c97a9ef60bb34752067d0f2f7ab437",
-		// The bag ../shared/testdata/bags/service_events_jazzy_mcap:
+		// The bag testdata/bags/service_events_jazzy_mcap:
 		// bounded strings, and a service event (bounded sequences).
 		"test_msgs/Strings":          "RIHS01_eee55533636293ac7c94c62432eedb5777eb849847d2a17b4dcead8c4a20ab32",
 		"test_msgs/BasicTypes_Event": "RIHS01_5b9988a4805a06ae22dff12903a774ccda710e9514926b826ffc884e3a9a982e",

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nros-go/nros/internal/gen"
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/gen"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 	"github.com/nros-go/nros/msg/sensor_msgs"
