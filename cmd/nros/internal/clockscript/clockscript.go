@@ -140,6 +140,7 @@ type StepError struct {
 	Err   error
 }
 
+// Error implements the error interface.
 func (e *StepError) Error() string {
 	return fmt.Sprintf("step %d %q: %v", e.Index, e.Step, e.Err)
 }
