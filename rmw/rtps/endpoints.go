@@ -446,13 +446,13 @@ func (p *Publisher) Publish(data []byte) error {
 		return ErrClosed
 	}
 	ts := t.cfg.WallNow()
-	deadline := time.Now().Add(maxBlocking)
+	deadline := t.cfg.Clock.Now() + int64(maxBlocking)
 	for {
 		_, err := p.w.Write(t.cfg.Clock.Now(), data, ts)
 		if err == nil {
 			break
 		}
-		if err != endpoint.ErrWouldBlock || time.Now().After(deadline) || p.closed {
+		if err != endpoint.ErrWouldBlock || t.cfg.Clock.Now() > deadline || p.closed {
 			t.mu.Unlock()
 			return fmt.Errorf("rtps: publish on %s: %w", p.ed.TopicName, err)
 		}
@@ -492,15 +492,25 @@ func (p *Publisher) Publish(data []byte) error {
 	return nil
 }
 
-// waitCond waits on t.ackCond (t.mu held) with a timeout.
-func waitCond(t *Transport, deadline time.Time) {
-	stop := time.AfterFunc(time.Until(deadline), func() {
-		t.mu.Lock()
-		t.ackCond.Broadcast()
-		t.mu.Unlock()
-	})
+// waitCond waits on t.ackCond (t.mu held) until it is broadcast or the
+// transport's clock reaches deadline. Only a blocked writer waits (a full
+// KEEP_ALL history, a response before its reader matched): a goroutine
+// per wait broadcasts at the deadline.
+func waitCond(t *Transport, deadline int64) {
+	ch, stop := t.cfg.Clock.After(time.Duration(max(deadline-t.cfg.Clock.Now(), 0)))
+	woken := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			t.mu.Lock()
+			t.ackCond.Broadcast()
+			t.mu.Unlock()
+		case <-woken:
+		}
+	}()
 	t.ackCond.Wait()
-	stop.Stop()
+	close(woken)
+	stop()
 }
 
 // writeLocked publishes an internal sample (the graph) to remote readers

@@ -422,7 +422,7 @@ func (t *Transport) writeService(p *Publisher, build func(sn wire.SequenceNumber
 		return 0, ErrClosed
 	}
 	ts := t.cfg.WallNow()
-	deadline := time.Now().Add(maxBlocking)
+	deadline := t.cfg.Clock.Now() + int64(maxBlocking)
 	var sn wire.SequenceNumber
 	var local []byte
 	for {
@@ -434,7 +434,7 @@ func (t *Transport) writeService(p *Publisher, build func(sn wire.SequenceNumber
 		if err == nil {
 			break
 		}
-		if err != endpoint.ErrWouldBlock || time.Now().After(deadline) || p.closed {
+		if err != endpoint.ErrWouldBlock || t.cfg.Clock.Now() > deadline || p.closed {
 			t.mu.Unlock()
 			return 0, fmt.Errorf("rtps: write on %s: %w", p.ed.TopicName, err)
 		}
@@ -578,8 +578,8 @@ func (s *ServiceServer) SendResponse(id rmw.RequestID, data []byte) error {
 	}
 	t := s.t
 	t.mu.Lock()
-	deadline := time.Now().Add(svcWait)
-	for !s.resp.closed && !s.readyForLocked(id) && time.Now().Before(deadline) {
+	deadline := t.cfg.Clock.Now() + int64(svcWait)
+	for !s.resp.closed && !s.readyForLocked(id) && t.cfg.Clock.Now() < deadline {
 		waitCond(t, deadline)
 	}
 	t.mu.Unlock()
