@@ -421,7 +421,8 @@ func TestPublisherHoldsNoLockDuringDelivery(t *testing.T) {
 			break
 		}
 	}
-	if strings.Join(got, ",") != "inner,outer" {
+	// The executor decodes: outer's decoder publishes inner, queued behind.
+	if strings.Join(got, ",") != "outer,inner" {
 		t.Fatalf("got %v", got)
 	}
 }
