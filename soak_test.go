@@ -2,6 +2,7 @@ package nros
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -116,9 +117,9 @@ func TestServiceSoakConcurrentCallers(t *testing.T) {
 		f := newSvcFixtureOver(t, tp)
 		synctest.Wait()
 		before := runtime.NumGoroutine()
-		fig := serviceSoak(t, f, 32, 30, time.Time{}, 30*time.Second)
+		fig := serviceSoak(t, f, 32, 100, time.Time{}, 30*time.Second)
 		t.Log(fig)
-		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 32*30 {
+		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 32*100 {
 			t.Errorf("%v", fig)
 		}
 		synctest.Wait()
@@ -141,4 +142,148 @@ func soakDuration(t *testing.T) time.Duration {
 		t.Fatalf("NROS_SOAK=%q: %v", v, err)
 	}
 	return d
+}
+
+// spinContexts spins the nodes of a server context and a client context
+// (one executor each, one when they are the same) until the returned stop.
+func spinContexts(t *testing.T, nodes ...*Node) (stop func()) {
+	t.Helper()
+	byCtx := map[*Context]*Executor{}
+	var execs []*Executor
+	for _, n := range nodes {
+		e := byCtx[n.ctx]
+		if e == nil {
+			e = NewExecutor(WithExecutorContext(n.ctx))
+			byCtx[n.ctx] = e
+			execs = append(execs, e)
+		}
+		if err := e.AddNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, e := range execs {
+		wg.Go(func() { e.Spin(sctx) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+		for _, e := range execs {
+			e.Close()
+		}
+	}
+}
+
+// actionSoak sends goals goals from a client created just before, in
+// waves of concurrent SendGoal calls, the first wave right after
+// WaitForServer returned; every third goal is cancelled once accepted.
+// Each goal runs steps steps of step each. A goal whose SendGoal fails is
+// lost; one whose result does not come is stuck.
+func actionSoak(t *testing.T, srvNode, clNode *Node, goals, concurrent int, deadline time.Time, step time.Duration) *soakFigures {
+	t.Helper()
+	srv, err := NewActionServer(srvNode, "soak", fibExec(func(ctx context.Context, i int) error {
+		select {
+		case <-time.After(step):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := newFibClient(t, clNode, "soak")
+	defer c.Close()
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.WaitForServer(wctx); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		fig  soakFigures
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range concurrent {
+		wg.Go(func() {
+			for {
+				k := next.Add(1) - 1
+				if deadline.IsZero() && k >= int64(goals) || !deadline.IsZero() && time.Now().After(deadline) {
+					return
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				start := time.Now()
+				g, err := c.SendGoal(ctx, &fibGoal{Order: 5}, nil)
+				if err != nil {
+					cancel()
+					mu.Lock()
+					fig.calls++
+					fig.lost++
+					mu.Unlock()
+					t.Logf("goal %d: %v", k, err)
+					continue
+				}
+				want := GoalStatusSucceeded
+				if k%3 == 0 {
+					if err := g.Cancel(ctx); err != nil && !errors.Is(err, ErrGoalTerminated) {
+						t.Errorf("goal %d: cancel: %v", k, err)
+					} else if err == nil {
+						want = GoalStatusCanceled
+					}
+				}
+				res, st, err := g.Result(ctx)
+				cancel()
+				mu.Lock()
+				fig.calls++
+				switch {
+				case err != nil:
+					fig.stuck++
+					t.Logf("goal %d: result: %v", k, err)
+				case st != want || st == GoalStatusSucceeded && len(res.Sequence) != 6:
+					t.Errorf("goal %d: %v %v, want %v", k, st, res.Sequence, want)
+				default:
+					fig.lat = append(fig.lat, time.Since(start))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return &fig
+}
+
+// 20 concurrent SendGoal right after WaitForServer, then goals with
+// cancels in waves of 20, over every transport: none lost, none stuck.
+func TestActionSoakConcurrentGoals(t *testing.T) {
+	forTransports(t, soakTransports, func(t *testing.T, tp transportPair) {
+		a, b := pairContexts(t, tp)
+		srvNode, err := NewNode("server", WithContext(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clNode, err := NewNode("client", WithContext(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := spinContexts(t, srvNode, clNode)
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		fig := actionSoak(t, srvNode, clNode, 2000, 20, time.Time{}, time.Millisecond)
+		t.Log(fig)
+		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 2000 {
+			t.Errorf("%v", fig)
+		}
+		synctest.Wait()
+		if after := runtime.NumGoroutine(); after > before {
+			t.Errorf("goroutines %d -> %d", before, after)
+		}
+		stop()
+		srvNode.Close()
+		clNode.Close()
+		a.Shutdown()
+		b.Shutdown()
+	})
 }
