@@ -194,7 +194,7 @@ func actionSoak(t *testing.T, srvNode, clNode *Node, goals, concurrent int, dead
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}))
+	}), WithResultTimeout(5*time.Second)) // the status array lists every goal kept: keep it short
 	if err != nil {
 		t.Fatal(err)
 	}
