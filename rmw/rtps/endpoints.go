@@ -42,6 +42,9 @@ type Publisher struct {
 	refused map[wire.GUID]bool // incompatible peers already reported
 	hist    []rmw.Sample       // transient-local copies for local late joiners
 	histCap int
+	// server is the service server whose response writer this is
+	// (service.go): its waiting responses go out when a reader matches.
+	server *ServiceServer
 }
 
 var _ rmw.Publisher = (*Publisher)(nil)
@@ -67,6 +70,9 @@ type Subscription struct {
 	// svc, if set, takes the remote samples of a service reader in place
 	// of the plain path (service.go).
 	svc func(*Subscription, endpoint.Sample)
+	// svcDeliver, if set, takes the samples of a service reader (remote
+	// and local) with their request identity, in place of deliver.
+	svcDeliver func(rmw.Sample, rmw.RequestID)
 }
 
 var _ rmw.Subscription = (*Subscription)(nil)
@@ -124,6 +130,13 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	if wc.Depth > 1<<20 {
 		wc.Depth = 1 << 20
 	}
+	if t.nextService {
+		// A service writer keeps svcHistory samples at least, whatever
+		// depth it announces (service.go).
+		wc.Depth = max(wc.Depth, svcHistory)
+		wc.MaxHistoryBytes = svcHistoryBytes
+	}
+	t.nextService = false
 	w, err := endpoint.NewWriter(wc, endpoint.OutputFunc(t.send))
 	if err != nil {
 		return nil, fmt.Errorf("rtps: writer for %s: %w", ddsTopic, err)
@@ -200,13 +213,14 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
 		Durable:     qos.Durability == rmw.TransientLocal,
 	}
-	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow {
+	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow || t.nextService {
 		// Deep readers buffer as far as a KEEP_ALL writer may run ahead
 		// (endpoint.DefaultMaxSamples): with the default window one lost
 		// datagram makes the reader drop everything past it, and the
 		// writer resends the whole burst.
 		rc.Window = 1024
 	}
+	t.nextService = false
 	r, err := endpoint.NewReader(rc, endpoint.OutputFunc(t.send), s.remoteSample)
 	if err != nil {
 		return nil, fmt.Errorf("rtps: reader for %s: %w", dt, err)
@@ -283,6 +297,7 @@ func (t *Transport) pairLocal(p *Publisher, s *Subscription) bool {
 	s.local = append(s.local, p)
 	t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.guid)})
 	t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.guid)})
+	t.flushResponsesLocked(t.cfg.Clock.Now(), p)
 	return true
 }
 
@@ -307,6 +322,7 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 	if !p.remote[g] {
 		p.remote[g] = true
 		t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
+		t.flushResponsesLocked(now, p)
 	}
 }
 
