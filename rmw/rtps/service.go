@@ -429,7 +429,11 @@ func (t *Transport) writeService(p *Publisher, build func(sn wire.SequenceNumber
 		var remote, qos []byte
 		sn0 := p.w.LastSN() + 1
 		remote, qos, local = build(sn0)
-		var err error
+		remote, err := t.wirePayload(p, remote)
+		if err != nil {
+			t.mu.Unlock()
+			return 0, err
+		}
 		sn, err = p.w.WriteChange(t.cfg.Clock.Now(), &endpoint.Change{Payload: remote, SourceTimestamp: ts, InlineQos: qos})
 		if err == nil {
 			break
