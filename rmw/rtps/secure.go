@@ -79,16 +79,16 @@ var (
 )
 
 const (
-	bitStatelessW    wire.BuiltinEndpointSet = 1 << 22
-	bitStatelessR    wire.BuiltinEndpointSet = 1 << 23
-	bitVolatileW     wire.BuiltinEndpointSet = 1 << 24
-	bitVolatileR     wire.BuiltinEndpointSet = 1 << 25
-	bitSPDPSecureW   wire.BuiltinEndpointSet = 1 << 26
-	bitSPDPSecureR   wire.BuiltinEndpointSet = 1 << 27
-	pidIdentityToken                         = 0x1001
-	pidPermissionsToken                      = 0x1002
-	pidEndpointSecInfo                       = 0x1004
-	pidParticipantSecInfo                    = 0x1005
+	bitStatelessW         wire.BuiltinEndpointSet = 1 << 22
+	bitStatelessR         wire.BuiltinEndpointSet = 1 << 23
+	bitVolatileW          wire.BuiltinEndpointSet = 1 << 24
+	bitVolatileR          wire.BuiltinEndpointSet = 1 << 25
+	bitSPDPSecureW        wire.BuiltinEndpointSet = 1 << 26
+	bitSPDPSecureR        wire.BuiltinEndpointSet = 1 << 27
+	pidIdentityToken                              = 0x1001
+	pidPermissionsToken                           = 0x1002
+	pidEndpointSecInfo                            = 0x1004
+	pidParticipantSecInfo                         = 0x1005
 )
 
 // Generic message classes of the volatile channel.

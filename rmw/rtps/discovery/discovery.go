@@ -190,7 +190,7 @@ type Config struct {
 	// of the plain ones, and matches them with a participant only once
 	// Authorized says it is authenticated (then call Authorize). Nil
 	// means plain discovery.
-	Secure *Secure
+	Secure   *Secure
 	Listener Listener
 	// WallNow returns the wall-clock time (ns since the epoch) for
 	// INFO_TS; default 0 (no INFO_TS).

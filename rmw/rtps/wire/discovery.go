@@ -85,7 +85,9 @@ type Parameter struct {
 
 // IsSecurityPID reports whether pid is one of the DDS Security parameter
 // ids (0x1000..0x1fff).
-func IsSecurityPID(pid ParameterID) bool { return pid&0x3fff >= 0x1000 && pid&0x3fff < 0x2000 && !pid.IsVendorSpecific() }
+func IsSecurityPID(pid ParameterID) bool {
+	return pid&0x3fff >= 0x1000 && pid&0x3fff < 0x2000 && !pid.IsVendorSpecific()
+}
 
 // FindSecurity returns the value of the security parameter pid, if present.
 func FindSecurity(ps []Parameter, pid ParameterID) ([]byte, bool) {
