@@ -142,6 +142,9 @@ type secState struct {
 	ctr     crypto.Counters
 	next    int64
 	scratch []byte
+	// statelessR reassembles DCPSParticipantStatelessMessage samples.
+	statelessR *endpoint.Reader
+	now        int64 // of the submessage being handled
 }
 
 // SecurityFromEnv resolves the SROS2 environment (ROS_SECURITY_ENABLE,
@@ -184,6 +187,17 @@ func newSecState(t *Transport, a *keystore.Artifacts, now time.Time) (*secState,
 		}
 	}
 	t.prefix = wire.GuidPrefix(id.GUIDPrefix)
+	s.statelessR, err = endpoint.NewReader(endpoint.ReaderConfig{GUID: wire.GUID{Prefix: t.prefix, Entity: entStatelessR},
+		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21}, MatchAny: true, MaxSampleSize: auth.MaxGenericMessageSize},
+		endpoint.OutputFunc(func(to []wire.Locator, b []byte) { t.sendRaw(to, b) }),
+		func(smp endpoint.Sample) {
+			if smp.Payload != nil && !smp.Key {
+				s.onStateless(s.now, smp.Writer.Prefix, smp.Payload)
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
 	// The secure SEDP endpoints.
 	if ac.Rule.DiscoveryProtection != access.ProtectionNone {
 		info := ac.Rule.BuiltinEndpointSecurityInfo(access.BuiltinDiscoverySecure)
@@ -383,6 +397,7 @@ func (s *secState) onSPDP(now int64, prefix wire.GuidPrefix) {
 	}
 	r := &secRemote{prefix: prefix, hs: h, openers: map[crypto.KeyID]*crypto.Opener{}, sent: map[[2]wire.GUID]bool{}}
 	s.remotes[prefix] = r
+	s.t.cfg.Logf("rtps: security: handshake with %v as %v", prefix, h.Role())
 	if h.Role() == auth.Initiator {
 		tok, err := h.Begin(s.wallNow())
 		if err != nil {
@@ -421,6 +436,7 @@ func (s *secState) sendStateless(r *secRemote, class string, tok token.DataHolde
 		return
 	}
 	s.scratch = b.Bytes()
+	s.t.cfg.Logf("rtps: security: %s to %v at %v", tok.ClassID, r.prefix, p.MetaLocators())
 	s.t.sendRaw(p.MetaLocators(), s.scratch)
 }
 
@@ -461,9 +477,11 @@ func (s *secState) handleSubmessage(now int64, rs *wire.ReceiverState, sm *wire.
 	}
 	switch w {
 	case entStatelessW:
-		if sm.ID == wire.SubmsgData {
-			s.onStateless(now, rs.SourcePrefix, sm.Data.SerializedPayload)
-		}
+		// Through a best-effort reader: Cyclone DDS fragments its
+		// handshake messages (certificate and permissions) in 1344-byte
+		// pieces.
+		s.now = now
+		s.statelessR.HandleSubmessage(now, rs, sm)
 		return true
 	case entVolatileW:
 		if r := s.remotes[rs.SourcePrefix]; r != nil && r.volR != nil {
@@ -479,16 +497,20 @@ func (s *secState) handleSubmessage(now int64, rs *wire.ReceiverState, sm *wire.
 func (s *secState) onStateless(now int64, from wire.GuidPrefix, payload []byte) {
 	r := s.remotes[from]
 	if r == nil || r.failed {
+		s.t.cfg.Logf("rtps: security: stateless message from unknown or failed %v", from)
 		return
 	}
 	m, err := auth.UnmarshalGenericMessage(payload)
 	if err != nil {
+		s.t.cfg.Logf("rtps: security: stateless message from %v: %v", from, err)
 		return
 	}
 	tok, err := m.Token(auth.GUIDPrefix(s.t.prefix))
 	if err != nil {
+		s.t.cfg.Logf("rtps: security: stateless message from %v: %v", from, err)
 		return
 	}
+	s.t.cfg.Logf("rtps: security: %s %s from %v", m.ClassID, tok.ClassID, from)
 	s.t.disc.Confirm(now, from)
 	switch m.ClassID {
 	case auth.GMClassAuthRequest:

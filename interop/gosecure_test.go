@@ -1,0 +1,113 @@
+package interop
+
+import (
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/msg/std_msgs"
+	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/rtps/security/keystore"
+)
+
+// The Go DDS transport with DDS Security (rmw/rtps/secure.go) against the
+// secure Cyclone DDS and Fast DDS peers. Run one by name:
+//   interop/netns go test -count=1 -run TestGoSecure ./interop/
+
+// keystoreKinds makes a keystore with the given enclaves either with
+// openssl (sros2_keystore.sh, as `ros2 security` does) or with the Go
+// implementation behind `nros security`.
+var keystoreKinds = []struct {
+	name string
+	make func(t *testing.T, dom int, enclaves ...string) string
+}{
+	{"openssl", func(t *testing.T, dom int, enclaves ...string) string { return Keystore(t, dom, nil, enclaves...) }},
+	{"nros", nrosKeystore},
+}
+
+func nrosKeystore(t *testing.T, dom int, enclaves ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "keystore")
+	o := keystore.Options{DomainID: strconv.Itoa(dom)}
+	if err := keystore.CreateKeystore(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range enclaves {
+		if err := keystore.CreateEnclave(dir, e, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// newSecureGoNode is newGoNode with the artifacts of enclave.
+func newSecureGoNode(t *testing.T, dom int, ks, enclave, name string) *goNode {
+	t.Helper()
+	RequireNamespace(t)
+	art, err := keystore.Load(keystore.EnclaveDir(ks, enclave), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := rtps.New(rtps.Config{DomainID: dom, Security: art, Enclave: enclave,
+		Logf: func(f string, a ...any) {
+			if strings.Contains(f, "security") || testing.Verbose() {
+				t.Logf(f, a...)
+			}
+		}})
+	if err != nil {
+		t.Fatalf("rtps.New: %v", err)
+	}
+	g := &goNode{tr: tr, ctx: nros.NewContext(nros.WithTransport(tr), nros.WithLogOutput(io.Discard))}
+	if g.node, err = nros.NewNode(name, nros.WithContext(g.ctx), nros.WithoutGlobalArguments()); err != nil {
+		tr.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(g.close)
+	return g
+}
+
+// TestGoSecureTalkerToPeer: a secure Go publisher, a secure peer
+// chattersub of each vendor (configured by the SROS2 environment, as rcl
+// does), with an openssl keystore and with an nros one.
+func TestGoSecureTalkerToPeer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, v := range Vendors {
+		for _, kk := range keystoreKinds {
+			t.Run(v+"/"+kk.name, func(t *testing.T) {
+				dom := Domain(t)
+				ks := kk.make(t, dom, "/listener", "/a/listener")
+				sub := StartEnv(t, secureEnv(ks, "/a/listener"), "chattersub_"+v, "--domain", d(dom), "--count", "10", "--timeout", "60")
+				g := newSecureGoNode(t, dom, ks, "/listener", "go_talker")
+				pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+					t.Fatalf("no match; security %+v\n%s", g.tr.Stats().Security, sub.Stderr())
+				}
+				time.Sleep(500 * time.Millisecond) // the reader's keys
+				for i := 1; i <= 10; i++ {
+					if err := pub.Publish(&std_msgs.String{Data: chatterString(i, 0)}); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				code, err := sub.Wait(30 * time.Second)
+				if err != nil || code != ExitOK {
+					t.Fatalf("chattersub: exit %d, %v; %d lines; security %+v\n%s", code, err, len(sub.Lines()), g.tr.Stats().Security, sub.Stderr())
+				}
+				if st := g.tr.Stats().Security; st.Authenticated < 1 {
+					t.Fatalf("security stats %+v", st)
+				}
+			})
+		}
+	}
+}
+
+var _ = exec.LookPath
