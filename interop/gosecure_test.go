@@ -79,35 +79,46 @@ func TestGoSecureTalkerToPeer(t *testing.T) {
 	Peers(t)
 	for _, v := range Vendors {
 		for _, kk := range keystoreKinds {
-			t.Run(v+"/"+kk.name, func(t *testing.T) {
-				dom := Domain(t)
-				ks := kk.make(t, dom, "/listener", "/a/listener")
-				sub := StartEnv(t, secureEnv(ks, "/a/listener"), "chattersub_"+v, "--domain", d(dom), "--count", "10", "--timeout", "60")
-				g := newSecureGoNode(t, dom, ks, "/listener", "go_talker")
-				pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
-					t.Fatalf("no match; security %+v\n%s", g.tr.Stats().Security, sub.Stderr())
-				}
-				time.Sleep(500 * time.Millisecond) // the reader's keys
-				for i := 1; i <= 10; i++ {
-					if err := pub.Publish(&std_msgs.String{Data: chatterString(i, 0)}); err != nil {
+			for _, ro := range secureRoles {
+				t.Run(v+"/"+kk.name+"/"+ro.name, func(t *testing.T) {
+					dom := Domain(t)
+					ks := kk.make(t, dom, ro.goEnclave, ro.peerEnclave)
+					sub := StartEnv(t, secureEnv(ks, ro.peerEnclave), "chattersub_"+v, "--domain", d(dom), "--count", "10", "--timeout", "60")
+					g := newSecureGoNode(t, dom, ks, ro.goEnclave, "go_talker")
+					pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
+					if err != nil {
 						t.Fatal(err)
 					}
-					time.Sleep(20 * time.Millisecond)
-				}
-				code, err := sub.Wait(30 * time.Second)
-				if err != nil || code != ExitOK {
-					t.Fatalf("chattersub: exit %d, %v; %d lines; security %+v\n%s", code, err, len(sub.Lines()), g.tr.Stats().Security, sub.Stderr())
-				}
-				if st := g.tr.Stats().Security; st.Authenticated < 1 {
-					t.Fatalf("security stats %+v", st)
-				}
-			})
+					if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+						t.Fatalf("no match; security %+v\n%s", g.tr.Stats().Security, sub.Stderr())
+					}
+					time.Sleep(500 * time.Millisecond) // the reader's keys
+					for i := 1; i <= 10; i++ {
+						if err := pub.Publish(&std_msgs.String{Data: chatterString(i, 0)}); err != nil {
+							t.Fatal(err)
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
+					code, err := sub.Wait(30 * time.Second)
+					if err != nil || code != ExitOK {
+						t.Fatalf("chattersub: exit %d, %v; %d lines; security %+v\n%s", code, err, len(sub.Lines()), g.tr.Stats().Security, sub.Stderr())
+					}
+					if st := g.tr.Stats().Security; st.Authenticated < 1 {
+						t.Fatalf("security stats %+v", st)
+					}
+				})
+			}
 		}
 	}
+}
+
+// secureRoles are enclave pairs that make the Go side start the PKI-DH
+// handshake (its adjusted GUID, from SHA-256 of the certificate subject,
+// is lower: /a/listener hashes to c324..., /talker to fdc9...) or answer
+// it (/listener, fec9...).
+var secureRoles = []struct{ name, goEnclave, peerEnclave string }{
+	{"go_initiates", "/a/listener", "/talker"},
+	{"peer_initiates", "/listener", "/a/listener"},
 }
 
 var _ = exec.LookPath
