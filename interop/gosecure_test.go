@@ -2,6 +2,7 @@ package interop
 
 import (
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -122,3 +123,71 @@ var secureRoles = []struct{ name, goEnclave, peerEnclave string }{
 }
 
 var _ = exec.LookPath
+
+// TestGoSecureSimTimerFollowsPeerClock: examples/simtimer with
+// use_sim_time, secured by the SROS2 environment (Enforce) and --enclave
+// /simtimer, follows the /clock of a secure Cyclone DDS and Fast DDS
+// clockpub through pause and both jumps (the model of
+// TestGoSimTimerFollowsPeerClock), with an openssl and an nros keystore.
+// The secure clockpub matches only authenticated readers.
+func TestGoSecureSimTimerFollowsPeerClock(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	simtimerBinary(t)
+	for _, vendor := range Vendors {
+		for _, kk := range keystoreKinds {
+			t.Run(vendor+"/"+kk.name, func(t *testing.T) {
+				t.Parallel()
+				dom := Domain(t)
+				ks := kk.make(t, dom, "/simtimer", "/talker")
+				env := []string{"ROS_SECURITY_ENABLE=true", "ROS_SECURITY_STRATEGY=Enforce", "ROS_SECURITY_KEYSTORE=" + ks}
+				skip := startSimtimerEnv(t, dom, env, "-p", "use_sim_time:=true", "-p", "overrun:=skip", "-p", "duration_s:=60",
+					"--enclave", "/simtimer")
+				pub := Start(t, "clockpub_"+vendor, "--domain", strconv.Itoa(dom), "--topic", "/clock", "--wait-subs", "1",
+					"--wait-timeout", "30", "--settle", "1", "--gate", "--script", simScript, "--keystore", ks, "--enclave", "/talker")
+				Release(t, 35*time.Second, pub)
+				if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
+					t.Fatalf("clockpub: exit %d, %v\n%s", code, err, skip.stderr())
+				}
+				samples := parseClockpub(t, pub.Lines())
+				if len(samples) != 530 {
+					t.Fatalf("clockpub published %d samples, want 530", len(samples))
+				}
+				checkSimtimer(t, samples, skip, false)
+			})
+		}
+	}
+}
+
+// TestGoSecureEnforceRefusesStart: with ROS_SECURITY_STRATEGY=Enforce and
+// a tampered permissions.p7s, simtimer does not start; the error names the
+// file.
+func TestGoSecureEnforceRefusesStart(t *testing.T) {
+	RequireNamespace(t)
+	simtimerBinary(t)
+	dom := Domain(t)
+	ks := nrosKeystore(t, dom, "/simtimer")
+	f := filepath.Join(ks, "enclaves", "simtimer", "permissions.p7s")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(b), "<subject_name>")
+	if i < 0 {
+		t.Fatalf("no subject_name in %s", f)
+	}
+	b[i+len("<subject_name>")] ^= 1 // tamper with the signed text
+	if err := os.WriteFile(f, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"ROS_SECURITY_ENABLE=true", "ROS_SECURITY_STRATEGY=Enforce", "ROS_SECURITY_KEYSTORE=" + ks}
+	p := startSimtimerEnv(t, dom, env, "-p", "use_sim_time:=true", "-p", "duration_s:=5", "--enclave", "/simtimer")
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("simtimer did not stop; stderr %s", p.stderr())
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(p.stderr(), "permissions.p7s") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming permissions.p7s", code, p.stderr())
+	}
+}
