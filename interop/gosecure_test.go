@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/rmw/rtps"
 	"github.com/nros-go/nros/rmw/rtps/security/keystore"
@@ -189,5 +191,49 @@ func TestGoSecureEnforceRefusesStart(t *testing.T) {
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(p.stderr(), "permissions.p7s") {
 		t.Fatalf("exit %d, stderr %q; want a failure naming permissions.p7s", code, p.stderr())
+	}
+}
+
+// TestGoSecureClockFromPeer: a secure Go subscription gets every sample of
+// a secure clockpub's 530-sample script (best effort, on loopback) and
+// refuses nothing.
+func TestGoSecureClockFromPeer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, "/simtimer", "/talker")
+			g := newSecureGoNode(t, dom, ks, "/simtimer", "go_clock")
+			var mu sync.Mutex
+			var got []int64
+			_, err := nros.NewSubscription(g.node, "/clock", nros.ClockQoS(), func(m *rosgraph_msgs.Clock) {
+				mu.Lock()
+				got = append(got, int64(m.Clock.Sec)*1e9+int64(m.Clock.Nanosec))
+				mu.Unlock()
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			pub := Start(t, "clockpub_"+vendor, "--domain", strconv.Itoa(dom), "--topic", "/clock", "--wait-subs", "1",
+				"--wait-timeout", "30", "--settle", "1", "--gate", "--script", simScript, "--keystore", ks, "--enclave", "/talker")
+			Release(t, 35*time.Second, pub)
+			if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
+				t.Fatalf("clockpub: exit %d, %v", code, err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			mu.Lock()
+			n := len(got)
+			first := got
+			mu.Unlock()
+			st := g.tr.Stats().Security
+			if n != 530 {
+				t.Errorf("got %d of 530 samples (first %v); security %+v", n, first[:min(5, n)], st)
+			}
+			if st.Refused != 0 || st.Unprotected != 0 {
+				t.Errorf("security %+v", st)
+			}
+		})
 	}
 }
