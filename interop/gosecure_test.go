@@ -155,6 +155,12 @@ func TestGoSecureSimTimerFollowsPeerClock(t *testing.T) {
 				if len(samples) != 530 {
 					t.Fatalf("clockpub published %d samples, want 530", len(samples))
 				}
+				t.Cleanup(func() {
+					if t.Failed() {
+						out := strings.SplitN(skip.stdout(), "\n", 12)
+						t.Logf("simtimer stdout starts %q; clockpub %q", out[:min(11, len(out))], pub.Lines()[:40])
+					}
+				})
 				checkSimtimer(t, samples, skip, false)
 			})
 		}
