@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/nros-go/nros/internal/testmsgs/test_msgs"
+	"github.com/nros-go/nros/internal/fixture/testmsgs/test_msgs"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/std_msgs"

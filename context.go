@@ -73,7 +73,55 @@ func WithLogOutput(w io.Writer) ContextOption {
 // function keeps that clock real. Every clock, timer and executor of the
 // context reads these, and ROS time falls back to this system clock.
 func WithClockSources(steady, system func() int64) ContextOption {
-	return func(c *Context) { c.src = clock.NewSources(steady, system) }
+	return func(c *Context) {
+		timer := c.src.Timer
+		c.src = clock.NewSources(steady, system)
+		c.src.Timer = timer
+	}
+}
+
+// WithClockTimers makes every wait of the context run on the caller's
+// timers instead of the Go runtime's: the executors' sleeps between
+// passes, waits on system and steady clocks (SleepFor, SleepUntil,
+// WithSystemDeadline...) and the clock-health warnings. after must call f
+// once d has passed on the context's steady clock (WithClockSources) and
+// return a function that cancels the call, reporting whether it was still
+// pending; f does not block. For harnesses that own wall time: package
+// simtest steps them with its world.
+func WithClockTimers(after func(d time.Duration, f func()) (cancel func() bool)) ContextOption {
+	return func(c *Context) {
+		if after == nil {
+			c.src.Timer = nil
+			return
+		}
+		c.src.Timer = func(d time.Duration, f func()) clock.Timer {
+			t := &callerTimer{after: after, f: f}
+			t.cancel = after(d, f)
+			return t
+		}
+	}
+}
+
+// callerTimer is a clock.Timer on WithClockTimers' function.
+type callerTimer struct {
+	after  func(time.Duration, func()) func() bool
+	f      func()
+	mu     sync.Mutex
+	cancel func() bool
+}
+
+func (t *callerTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cancel()
+}
+
+func (t *callerTimer) Reset(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.cancel()
+	t.cancel = t.after(d, t.f)
+	return was
 }
 
 // NewContext returns a new context with its own simulated clock. Unless
@@ -321,6 +369,13 @@ func (c *Context) Shutdown() error {
 	return nil
 }
 
+// SystemClock returns the context's system clock: the one WithClockSources
+// gave, whose waits run on the context's timers (WithClockTimers).
+func (c *Context) SystemClock() *Clock { return c.clockFor(SystemTime) }
+
+// SteadyClock returns the context's steady (monotonic) clock.
+func (c *Context) SteadyClock() *Clock { return c.clockFor(SteadyTime) }
+
 // Clock returns the context's ROS clock.
 func (c *Context) Clock() *Clock { return c.ros }
 
@@ -357,15 +412,11 @@ func (s *TimeSource) Install(t Time) {
 	s.install(t)
 }
 
-func (s *TimeSource) install(t Time) clock.Change { return s.installOffload(t, nil) }
-
-// installOffload installs t from a transport goroutine that can run the due
-// callbacks itself (rmw.Sample.Offload).
-func (s *TimeSource) installOffload(t Time, offload func(func()) bool) clock.Change {
+func (s *TimeSource) install(t Time) clock.Change {
 	if s.detached.Load() {
 		return clock.Ignored
 	}
-	return s.ctx.ov.InstallOffload(clock.RosTime(t.ns), offload)
+	return s.ctx.ov.Install(clock.RosTime(t.ns))
 }
 
 // Detach stops the source. The context keeps the last installed time (it

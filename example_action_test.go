@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nros-go/nros"
-	"github.com/nros-go/nros/internal/testmsgs/test_msgs"
+	"github.com/nros-go/nros/internal/fixture/testmsgs/test_msgs"
 )
 
 // An action server computes a Fibonacci sequence, publishing feedback at

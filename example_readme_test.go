@@ -12,6 +12,7 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
+	"github.com/nros-go/nros/msg/rcl_interfaces"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw/intra"
 )
@@ -52,8 +53,11 @@ func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int)
 	go func() { code <- run(ctx, rctx, []string{"--ros-args", "-p", "use_sim_time:=true"}) }()
-	for pub.MatchedSubscriptions() == 0 { // the program's /clock subscription
-		time.Sleep(time.Millisecond)
+	// The program spins (its timers exist, so the first sample starts
+	// their periods) once its parameter service answers.
+	params, _ := nros.NewClient[rcl_interfaces.ListParameters_Request, rcl_interfaces.ListParameters_Response](sim, "/hello/list_parameters")
+	if _, err := params.Call(ctx, &rcl_interfaces.ListParameters_Request{}); err != nil || pub.MatchedSubscriptions() == 0 {
+		fmt.Println("the program does not run:", err)
 	}
 	// Each sample that crosses a deadline prints one tick; wait for it
 	// before the next, so that clk.Now() in the tick is that sample.

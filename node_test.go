@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/cdr"
-	"github.com/nros-go/nros/internal/testmsgs/test_msgs"
+	"github.com/nros-go/nros/internal/fixture/testmsgs/test_msgs"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"

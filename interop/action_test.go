@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
-	"github.com/nros-go/nros/internal/testmsgs/test_msgs"
+	"github.com/nros-go/nros/internal/fixture/testmsgs/test_msgs"
 )
 
 type (

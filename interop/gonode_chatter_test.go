@@ -110,7 +110,7 @@ func TestGoChatterToPeer(t *testing.T) {
 					// writers on loopback (its socket buffer is smaller
 					// than a burst). The sub then runs with --allow-gaps,
 					// and short strings fill its count up.
-					for i := c.small + c.big + 1; i <= c.small+c.big+300 && !sub.exited(); i++ {
+					for i := c.small + c.big + 1; i <= c.small+c.big+300 && !sub.Exited(); i++ {
 						pub.Publish(&std_msgs.String{Data: chatterString(i, 0)})
 						time.Sleep(10 * time.Millisecond)
 					}

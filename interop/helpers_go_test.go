@@ -22,12 +22,14 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/zenoh"
 )
 
 // goNode is a Go participant of the domain (one rtps.Transport), one
 // context on it, one node and, once spin is called, an executor.
 type goNode struct {
 	tr   *rtps.Transport
+	ztr  *zenoh.Transport // instead of tr: a node on Zenoh (newZenohGoNode)
 	ctx  *nros.Context
 	node *nros.Node
 	stop func()
@@ -65,7 +67,7 @@ func (g *goNode) spin() {
 // close stops the executor and closes node, context and transport, in that
 // order. Idempotent.
 func (g *goNode) close() {
-	if g.tr == nil {
+	if g.tr == nil && g.ztr == nil {
 		return
 	}
 	if g.stop != nil {
@@ -73,8 +75,12 @@ func (g *goNode) close() {
 	}
 	g.node.Close()
 	g.ctx.Shutdown()
-	g.tr.Close()
-	g.tr = nil
+	if g.tr != nil {
+		g.tr.Close()
+	} else {
+		g.ztr.Close()
+	}
+	g.tr, g.ztr = nil, nil
 }
 
 // waitFor polls cond every 10 ms until it holds or timeout passes.
@@ -367,16 +373,6 @@ func fireDiff(want, got []fire) string {
 		}
 	}
 	return "no difference"
-}
-
-// exited reports whether the peer has exited.
-func (p *Proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // graphReport describes the Go transport's view for a failure message.

@@ -425,11 +425,11 @@ func (x *msgExchange) goToPeer(t *testing.T, bigEndian bool) {
 	}
 	// The peer takes the first sample and exits; publish until it has one.
 	deadline := time.Now().Add(30 * time.Second)
-	for !p.exited() && time.Now().Before(deadline) {
+	for !p.Exited() && time.Now().Before(deadline) {
 		if err := pub.Publish(sent); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(500*time.Millisecond, p.exited)
+		waitFor(500*time.Millisecond, p.Exited)
 	}
 	if code, err := p.Wait(10 * time.Second); err != nil || code != ExitOK {
 		t.Fatalf("%s sub: exit %d, %v", x.prog, code, err)

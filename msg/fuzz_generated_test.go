@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nros-go/nros/internal/testmsgs/test_msgs"
+	"github.com/nros-go/nros/internal/fixture/testmsgs/test_msgs"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/nav_msgs"
 	"github.com/nros-go/nros/msg/rcl_interfaces"

@@ -12,12 +12,12 @@ import (
 
 	"github.com/nros-go/nros/cdr"
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 
-	_ "github.com/nros-go/nros/internal/testmsgs/example_interfaces"
-	_ "github.com/nros-go/nros/internal/testmsgs/test_msgs"
+	_ "github.com/nros-go/nros/internal/fixture/testmsgs/example_interfaces"
+	_ "github.com/nros-go/nros/internal/fixture/testmsgs/test_msgs"
 	_ "github.com/nros-go/nros/msg/action_msgs"
 	_ "github.com/nros-go/nros/msg/builtin_interfaces"
 	_ "github.com/nros-go/nros/msg/diagnostic_msgs"
@@ -44,7 +44,7 @@ import (
 func definitions(t testing.TB) (*interfaces.Set, []*idl.Msg) {
 	t.Helper()
 	set := interfaces.NewSet()
-	if err := set.Load("../internal/gen/testdata/interfaces"); err != nil {
+	if err := set.Load("../internal/idl/gen/testdata/interfaces"); err != nil {
 		t.Fatal(err)
 	}
 	if err := set.LoadBundled(); err != nil {
@@ -305,7 +305,7 @@ func hasBound(m *idl.Msg) bool {
 }
 
 // TestBagSamples decodes real samples taken from the bags of
-// ../shared/testdata/bags (see testdata/bags/NOTICE) and checks that they
+// the rosbag2 bags in testdata/bags (see testdata/bags/NOTICE) and checks that they
 // re-encode to the same bytes.
 func TestBagSamples(t *testing.T) {
 	files, err := filepath.Glob("testdata/bags/*.cdr")

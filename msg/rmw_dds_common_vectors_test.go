@@ -13,7 +13,7 @@ import (
 
 	"github.com/nros-go/nros/cdr"
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/dynamic"
 	"github.com/nros-go/nros/msg/rmw_dds_common"

@@ -4,10 +4,10 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/nros-go/nros/internal/gen"
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
-	"github.com/nros-go/nros/internal/typehash"
+	"github.com/nros-go/nros/internal/idl/gen"
+	"github.com/nros-go/nros/internal/idl/interfaces"
+	"github.com/nros-go/nros/internal/idl/typehash"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
 	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
@@ -40,7 +40,7 @@ func TestGeneratedTypeHashKnown(t *testing.T) {
 }
 
 // TestGeneratedTypeHashes: every generated type (the shipped packages and
-// test_msgs) carries the hash the run-time computation (internal/typehash)
+// test_msgs) carries the hash the run-time computation (internal/idl/typehash)
 // gives from its definition, each request and response its service's, each
 // .msg message its rosbag2 definition; other types carry no definition.
 func TestGeneratedTypeHashes(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/nros-go/nros/msg/std_msgs"
 )
 
-// Byte layouts stated in ../shared/docs/ros2-dds-wire.md section 4 and the
+// Byte layouts of ROS 2 messages on DDS (XCDR1, little-endian encapsulation) and the
 // XCDR1 alignment rules (64-bit values align to 8 from the first body byte).
 func TestGeneratedWireVectors(t *testing.T) {
 	for _, c := range []struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/bag"
 	"github.com/nros-go/nros/bag/play"
-	"github.com/nros-go/nros/internal/timeline"
+	"github.com/nros-go/nros/cmd/nros/internal/timeline"
 )
 
 // defaultClockHz is the /clock rate of a bare --clock, as rosbag2.

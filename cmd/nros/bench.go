@@ -17,7 +17,7 @@ import (
 	"github.com/nros-go/nros/rmw"
 )
 
-// The ping-pong protocol of the reference peers (shared/peers, peer.h):
+// The ping-pong protocol of the interop ping-pong peers (interop/src):
 // samples with stamp_ns < 0 are control samples, everything else pong
 // echoes unchanged.
 const (

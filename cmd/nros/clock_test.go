@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
-	"github.com/nros-go/nros/internal/clockscript"
+	"github.com/nros-go/nros/cmd/nros/internal/clockscript"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
-	"github.com/nros-go/nros/internal/clockscript"
+	"github.com/nros-go/nros/cmd/nros/internal/clockscript"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 )
 

@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
-	"github.com/nros-go/nros/internal/clockscript"
-	"github.com/nros-go/nros/internal/demo"
+	"github.com/nros-go/nros/cmd/nros/internal/clockscript"
+	"github.com/nros-go/nros/cmd/nros/internal/demo"
 )
 
 const usage = `usage: nros <command> [arguments]

@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -132,28 +133,69 @@ func TestWaitersWakeOnDeadlineOrRestart(t *testing.T) {
 	}
 }
 
+// TestConcurrentReadersAndWriters: four writers install their own values
+// (writer g installs g*10000+1 … g*10000+2000) while four readers read. A
+// reader that saw Started before reading Now must read a value some writer
+// installed (never system time, never a torn or invented value); Started
+// never goes back; restart epochs never go back for one reader; at the end
+// every install is counted and ROS time is some writer's last value.
 func TestConcurrentReadersAndWriters(t *testing.T) {
+	const writers, perWriter = 4, 2000
 	o := NewOverride(nil)
 	o.Attach()
+	installed := func(v RosTime) bool {
+		i := int64(v) % 10000
+		return v > 0 && int64(v)/10000 < writers && i >= 1 && i <= perWriter
+	}
 	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
+	errs := make(chan string, writers)
+	for g := 0; g < writers; g++ {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			for i := int64(0); i < 2000; i++ {
-				o.Install(RosTime(i))
+			for i := int64(1); i <= perWriter; i++ {
+				o.Install(RosTime(int64(g)*10000 + i))
 			}
 		}()
 		go func() {
 			defer wg.Done()
-			for i := 0; i < 2000; i++ {
-				_ = o.Now()
-				_ = o.Started()
-				_ = o.LastRestart()
+			started := false
+			var epoch uint64
+			for i := 0; i < perWriter; i++ {
+				s := o.Started()
+				if started && !s {
+					errs <- "Started went back to false"
+					return
+				}
+				started = s
+				if v := o.Now(); s && !installed(v) {
+					errs <- fmt.Sprintf("Now() = %d after Started: no writer installed it", v)
+					return
+				}
+				r := o.LastRestart()
+				if r.Epoch < epoch {
+					errs <- fmt.Sprintf("restart epoch went back: %d after %d", r.Epoch, epoch)
+					return
+				}
+				epoch = r.Epoch
+				if s && r.Epoch > 0 && !installed(r.At) {
+					errs <- fmt.Sprintf("restart landing point %d: no writer installed it", r.At)
+					return
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if got := o.Samples(); got != writers*perWriter {
+		t.Errorf("Samples() = %d, want %d", got, writers*perWriter)
+	}
+	if v := o.Now(); int64(v)%10000 != perWriter || !installed(v) {
+		t.Errorf("final Now() = %d, want some writer's last value (g*10000+%d)", v, perWriter)
+	}
 }
 
 func BenchmarkNowSimulated(b *testing.B) {

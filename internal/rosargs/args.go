@@ -27,6 +27,7 @@ type ArgError struct {
 	Reason string
 }
 
+// Error implements the error interface.
 func (e *ArgError) Error() string {
 	arg := fmt.Sprintf("%q", e.Arg)
 	if len(e.Arg) > 80 { // the reason names what is wrong in it
@@ -510,6 +511,7 @@ type ParamsFileError struct {
 	Err  error
 }
 
+// Error implements the error interface.
 func (e *ParamsFileError) Error() string { return fmt.Sprintf("params file %q: %v", e.Path, e.Err) }
 
 // Unwrap returns the cause.

@@ -14,7 +14,7 @@ import (
 	"sync"
 
 	"github.com/nros-go/nros/internal/idl"
-	"github.com/nros-go/nros/internal/interfaces"
+	"github.com/nros-go/nros/internal/idl/interfaces"
 )
 
 // Registry holds message definitions by type. The zero value is not

@@ -14,8 +14,8 @@ import (
 	"github.com/nros-go/nros/msg/rmw_dds_common"
 	"github.com/nros-go/nros/msg/rmw_dds_common/humble"
 
-	_ "github.com/nros-go/nros/internal/testmsgs/example_interfaces"
-	_ "github.com/nros-go/nros/internal/testmsgs/test_msgs"
+	_ "github.com/nros-go/nros/internal/fixture/testmsgs/example_interfaces"
+	_ "github.com/nros-go/nros/internal/fixture/testmsgs/test_msgs"
 	_ "github.com/nros-go/nros/msg/geometry_msgs"
 	_ "github.com/nros-go/nros/msg/nav_msgs"
 	_ "github.com/nros-go/nros/msg/rcl_interfaces"
@@ -199,7 +199,7 @@ func FuzzDynamicDecode(f *testing.F) {
 
 func TestLoadDir(t *testing.T) {
 	r := dynamic.NewRegistry()
-	if err := r.Load("../../internal/gen/testdata/interfaces"); err != nil {
+	if err := r.Load("../../internal/idl/gen/testdata/interfaces"); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"test_msgs/msg/MultiNested", "test_msgs/srv/Arrays_Event", "test_msgs/action/Fibonacci_SendGoal_Request",

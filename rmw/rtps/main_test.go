@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/nros-go/nros/internal/testdomain"
+	"github.com/nros-go/nros/internal/fixture/testdomain"
 )
 
 func TestMain(m *testing.M) {

@@ -265,6 +265,7 @@ type Error struct {
 // Unwrap returns ErrUnknownKey for an unknown key, else nil.
 func (e *Error) Unwrap() error { return e.err }
 
+// Error implements the error interface.
 func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("config: %s (line %d, column %d): %s", e.Key, e.Line, e.Col, e.Msg)

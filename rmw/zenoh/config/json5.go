@@ -167,6 +167,7 @@ type SyntaxError struct {
 	Msg       string
 }
 
+// Error implements the error interface.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("json5: line %d, column %d: %s", e.Line, e.Col, e.Msg)
 }

@@ -85,6 +85,7 @@ type ErrDelta struct {
 	Max time.Duration
 }
 
+// Error implements the error interface.
 func (e *ErrDelta) Error() string {
 	return fmt.Sprintf("hlc: timestamp %v from %s is more than %v ahead of this clock",
 		Time(e.TS.Time).UTC().Format(time.RFC3339Nano), e.TS.ID, e.Max)

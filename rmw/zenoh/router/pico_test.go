@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nros-go/nros/interop"
+	"github.com/nros-go/nros/internal/fixture/peers"
 	"github.com/nros-go/nros/rmw/zenoh/router"
 	"github.com/nros-go/nros/rmw/zenoh/session"
 	"github.com/nros-go/nros/rmw/zenoh/wire"
@@ -38,7 +38,7 @@ func (w logWriter) Write(p []byte) (int, error) {
 // picoRouter starts a router on a loopback port and returns its endpoint.
 func picoRouter(t *testing.T) (*router.Router, string) {
 	t.Helper()
-	interop.RequireZenohPeers(t)
+	peers.RequireZenohPeers(t)
 	r, err := router.Open(router.Config{Listen: []string{"tcp/127.0.0.1:0"},
 		Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil))})
 	if err != nil {
@@ -50,7 +50,7 @@ func picoRouter(t *testing.T) (*router.Router, string) {
 
 var zidLine = regexp.MustCompile(`zid ([0-9a-f]+) `)
 
-func picoZID(t *testing.T, p *interop.Proc) string {
+func picoZID(t *testing.T, p *peers.Proc) string {
 	t.Helper()
 	m := zidLine.FindStringSubmatch(p.Stderr())
 	if m == nil {
@@ -60,7 +60,7 @@ func picoZID(t *testing.T, p *interop.Proc) string {
 }
 
 // waitLines waits until p printed at least n lines.
-func waitLines(t *testing.T, p *interop.Proc, n int, timeout time.Duration) []string {
+func waitLines(t *testing.T, p *peers.Proc, n int, timeout time.Duration) []string {
 	t.Helper()
 	lines, err := p.WaitLines(n, timeout)
 	if err != nil {
@@ -81,11 +81,11 @@ func TestPicoClockThroughRouter(t *testing.T) {
 
 func picoClockThroughRouter(t *testing.T, pubMode, subMode string) {
 	r, ep := picoRouter(t)
-	sub := interop.Start(t, "zclocksub", "--mode", subMode, "--connect", ep, "--domain", "0", "--timeout", "40")
+	sub := peers.Start(t, "zclocksub", "--mode", subMode, "--connect", ep, "--domain", "0", "--timeout", "40")
 	if err := sub.WaitStderr("subscribed to", 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	pub := interop.Start(t, "zclockpub", "--mode", pubMode, "--connect", ep, "--domain", "0",
+	pub := peers.Start(t, "zclockpub", "--mode", pubMode, "--connect", ep, "--domain", "0",
 		"--script", "start=5;play 1x 0.5s;pause 0.2s;jump +10s;play 2x 0.3s;jump -3s;play 1x 0.2s", "--hz", "50",
 		"--wait-subs", "1", "--wait-timeout", "15", "--linger", "0.5")
 	if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
@@ -116,12 +116,12 @@ func picoClockThroughRouter(t *testing.T, pubMode, subMode string) {
 func TestPicoChatterThroughRouter(t *testing.T) {
 	_, ep := picoRouter(t)
 	const n = 20
-	sub := interop.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0",
+	sub := peers.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0",
 		"--count", strconv.Itoa(n), "--timeout", "30")
 	if err := sub.WaitStderr("subscribed to", 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	pub := interop.Start(t, "zchatterpub", "--mode", "client", "--connect", ep, "--domain", "0",
+	pub := peers.Start(t, "zchatterpub", "--mode", "client", "--connect", ep, "--domain", "0",
 		"--count", strconv.Itoa(n), "--hz", "50", "--wait-subs", "1", "--wait-timeout", "15")
 	if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
 		t.Fatalf("zchatterpub exit %d: %v", code, err)
@@ -145,7 +145,7 @@ func TestPicoChatterThroughRouter(t *testing.T) {
 // liveliness get lists pico's tokens.
 func TestPicoLivelinessThroughRouter(t *testing.T) {
 	_, ep := picoRouter(t)
-	w := interop.Start(t, "zlivewatch", "--mode", "client", "--connect", ep, "--domain", "0",
+	w := peers.Start(t, "zlivewatch", "--mode", "client", "--connect", ep, "--domain", "0",
 		"--duration", "6", "--get-every", "0.5")
 	waitLines(t, w, 1, 15*time.Second)
 	waitLine := func(want string) {
@@ -171,7 +171,7 @@ func TestPicoLivelinessThroughRouter(t *testing.T) {
 	goNN := "@ros2_lv/0/" + gs.ZID().String() + "/0/0/NN/%/%/gonode"
 	goTok, _ := gs.DeclareToken(goNN)
 	// another pico client, with its node and subscriber tokens
-	sub := interop.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0",
+	sub := peers.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0",
 		"--node", "listener", "--count", "0", "--timeout", "2")
 	if err := sub.WaitStderr("subscribed to", 15*time.Second); err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func TestPicoWithGoPeerThroughRouter(t *testing.T) {
 	if _, err := gs.DeclareSubscriber("0/clock/rosgraph_msgs::msg::dds_::Clock_/*"); err != nil {
 		t.Fatal(err)
 	}
-	pub := interop.Start(t, "zclockpub", "--mode", "client", "--connect", ep, "--domain", "0",
+	pub := peers.Start(t, "zclockpub", "--mode", "client", "--connect", ep, "--domain", "0",
 		"--script", "start=7;play 1x 0.6s", "--hz", "50", "--wait-subs", "1", "--wait-timeout", "15", "--linger", "0.3")
 	if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
 		t.Fatalf("zclockpub exit %d: %v", code, err)
@@ -328,7 +328,7 @@ func TestPicoWithGoPeerThroughRouter(t *testing.T) {
 	h.mu.Unlock()
 
 	// Go peer -> router -> pico client subscriber
-	sub := interop.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0", "--count", "5", "--timeout", "20")
+	sub := peers.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0", "--count", "5", "--timeout", "20")
 	if _, err := gs.DeclareInterest(wire.InterestCurrentFuture, wire.InterestKeyExprs|wire.InterestSubscribers, chatterKey); err != nil {
 		t.Fatal(err)
 	}

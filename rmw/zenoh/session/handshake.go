@@ -55,6 +55,7 @@ type CloseError struct {
 	Err      error
 }
 
+// Error implements the error interface.
 func (e *CloseError) Error() string {
 	who := "closing"
 	if e.Received {
@@ -66,6 +67,7 @@ func (e *CloseError) Error() string {
 	return fmt.Sprintf("zenoh: %s (%s): %v", who, wire.CloseReasonString(e.Reason), e.Err)
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *CloseError) Unwrap() error { return e.Err }
 
 func closeErr(reason uint8, format string, args ...any) *CloseError {

@@ -1,6 +1,6 @@
 package session_test
 
-// Interop with zenoh-pico 1.7.2 peers (../shared/zenoh, built by
+// Interop with the rmw_zenoh-shaped zenoh-pico 1.7.2 peers (built by
 // interop/build.sh), on loopback inside the namespace:
 //
 //	interop/netns go test -race -run Pico ./rmw/zenoh/session/
@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nros-go/nros/interop"
+	"github.com/nros-go/nros/internal/fixture/peers"
 	"github.com/nros-go/nros/rmw/zenoh/link"
 	"github.com/nros-go/nros/rmw/zenoh/session"
 	"github.com/nros-go/nros/rmw/zenoh/wire"
@@ -163,9 +163,9 @@ var zidLine = regexp.MustCompile(`zid ([0-9a-f]+) `)
 // sample arrives with rmw_zenoh's 33-byte attachment and the Clock times
 // pico printed. Go also sees pico's liveliness tokens.
 func TestPicoClockPubToGo(t *testing.T) {
-	interop.RequireZenohPeers(t)
-	port := interop.FreeTCPPort(t)
-	pub := interop.Start(t, "zclockpub", "--mode", "peer", "--listen", interop.LoopbackTCP(port), "--domain", "0",
+	peers.RequireZenohPeers(t)
+	port := peers.FreeTCPPort(t)
+	pub := peers.Start(t, "zclockpub", "--mode", "peer", "--listen", peers.LoopbackTCP(port), "--domain", "0",
 		"--script", "start=5;play 1x 0.5s;pause 0.2s;jump +10s;play 2x 0.3s;jump -3s;play 1x 0.2s", "--hz", "50",
 		"--wait-subs", "1", "--wait-timeout", "20", "--linger", "0.5")
 	if err := pub.WaitStderr("publishing on", 15*time.Second); err != nil {
@@ -177,7 +177,7 @@ func TestPicoClockPubToGo(t *testing.T) {
 	}
 	picoZID := m[1]
 	c, tr := newCollector(), &tracer{}
-	s := picoSession(t, session.Config{Connect: []string{interop.LoopbackTCP(port)}}, c, tr)
+	s := picoSession(t, session.Config{Connect: []string{peers.LoopbackTCP(port)}}, c, tr)
 	if _, err := s.DeclareSubscriber("0/clock/rosgraph_msgs::msg::dds_::Clock_/*"); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestPicoClockPubToGo(t *testing.T) {
 // pico's subscriber declaration, then publishes std_msgs/String with the
 // rmw_zenoh attachment; pico checks every attachment and CDR payload.
 func TestPicoChatterGoToSub(t *testing.T) {
-	interop.RequireZenohPeers(t)
+	peers.RequireZenohPeers(t)
 	c, tr := newCollector(), &tracer{}
 	s := picoSession(t, session.Config{Listen: []string{"tcp/127.0.0.1:0"}}, c, tr)
 	ep := s.Listeners()[0].String()
@@ -251,7 +251,7 @@ func TestPicoChatterGoToSub(t *testing.T) {
 	s.DeclareToken("@ros2_lv/0/" + zid + "/0/10/MP/%/%/talker/%chatter/std_msgs::msg::dds_::String_/" +
 		strings.TrimPrefix(chatterKey, "0/chatter/std_msgs::msg::dds_::String_/") + "/::,7:,:,:,,")
 	const n = 20
-	sub := interop.Start(t, "zchattersub", "--mode", "peer", "--connect", ep, "--domain", "0", "--count", strconv.Itoa(n), "--timeout", "20")
+	sub := peers.Start(t, "zchattersub", "--mode", "peer", "--connect", ep, "--domain", "0", "--count", strconv.Itoa(n), "--timeout", "20")
 	deadline := time.Now().Add(15 * time.Second)
 	for !s.Matching(chatterKey) {
 		if time.Now().After(deadline) {
@@ -293,7 +293,7 @@ func TestPicoChatterGoToSub(t *testing.T) {
 // sees the Go session's tokens, through its liveliness subscriber and its
 // liveliness get (which the Go session answers), and sees one go away.
 func TestPicoLiveliness(t *testing.T) {
-	interop.RequireZenohPeers(t)
+	peers.RequireZenohPeers(t)
 	c, tr := newCollector(), &tracer{}
 	s := picoSession(t, session.Config{Listen: []string{"tcp/127.0.0.1:0"}}, c, tr)
 	zid := s.ZID().String()
@@ -302,7 +302,7 @@ func TestPicoLiveliness(t *testing.T) {
 	s.DeclareToken(nn)
 	tok, _ := s.DeclareToken(ms)
 	s.DeclareToken("@ros2_lv/1/" + zid + "/0/0/NN/%/%/otherdomain")
-	w := interop.Start(t, "zlivewatch", "--mode", "peer", "--connect", s.Listeners()[0].String(), "--domain", "0",
+	w := peers.Start(t, "zlivewatch", "--mode", "peer", "--connect", s.Listeners()[0].String(), "--domain", "0",
 		"--duration", "3", "--get-every", "0.5")
 	if _, err := w.WaitLines(1, 15*time.Second); err != nil {
 		t.Fatal(err)
@@ -345,14 +345,14 @@ func TestPicoLiveliness(t *testing.T) {
 // zchattersub (client) declares its subscriber and receives what Go
 // publishes.
 func TestPicoClientsOnGoPeer(t *testing.T) {
-	interop.RequireZenohPeers(t)
+	peers.RequireZenohPeers(t)
 	c, tr := newCollector(), &tracer{}
 	s := picoSession(t, session.Config{Listen: []string{"tcp/127.0.0.1:0"}}, c, tr)
 	ep := s.Listeners()[0].String()
 	s.DeclareSubscriber("0/clock/rosgraph_msgs::msg::dds_::Clock_/*")
-	pub := interop.Start(t, "zclockpub", "--mode", "client", "--connect", ep, "--domain", "0",
+	pub := peers.Start(t, "zclockpub", "--mode", "client", "--connect", ep, "--domain", "0",
 		"--script", "start=7;play 1x 0.4s", "--hz", "50", "--wait-subs", "1", "--wait-timeout", "10", "--linger", "0.3")
-	sub := interop.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0", "--count", "5", "--timeout", "20")
+	sub := peers.Start(t, "zchattersub", "--mode", "client", "--connect", ep, "--domain", "0", "--count", "5", "--timeout", "20")
 	if code, err := pub.Wait(20 * time.Second); err != nil || code != 0 {
 		t.Fatalf("zclockpub (client) exit %d: %v\n%s", code, err, pub.Stderr())
 	}

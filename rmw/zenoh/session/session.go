@@ -99,6 +99,7 @@ const (
 	KindToken
 )
 
+// String implements fmt.Stringer.
 func (k DeclKind) String() string {
 	switch k {
 	case KindSubscriber:
@@ -263,6 +264,7 @@ func aggIndex(k DeclKind) int {
 	return 0
 }
 
+// String implements fmt.Stringer.
 func (f *Face) String() string {
 	return fmt.Sprintf("face %d (%v %s %s)", f.ID, f.WhatAmI, f.ZID, f.Remote)
 }

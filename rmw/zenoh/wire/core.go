@@ -113,6 +113,7 @@ const (
 	Client WhatAmI = 4
 )
 
+// String implements fmt.Stringer.
 func (w WhatAmI) String() string {
 	switch w {
 	case Router:
@@ -379,6 +380,7 @@ type WireExpr struct {
 // HasSuffix reports whether the suffix is sent (flag N).
 func (w WireExpr) HasSuffix() bool { return w.Suffix != "" }
 
+// String implements fmt.Stringer.
 func (w WireExpr) String() string {
 	if w.Scope == 0 {
 		return w.Suffix

@@ -313,6 +313,7 @@ const (
 	InterestCurrentFuture InterestMode = 3
 )
 
+// String implements fmt.Stringer.
 func (m InterestMode) String() string {
 	switch m {
 	case InterestFinal:

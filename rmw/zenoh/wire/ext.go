@@ -117,6 +117,7 @@ type extWriter struct{ n int }
 
 func (w *extWriter) more() bool { w.n--; return w.n > 0 }
 
+// String implements fmt.Stringer.
 func (e Ext) String() string {
 	switch e.Enc() {
 	case ExtEncZ64:

@@ -40,6 +40,7 @@ const (
 
 var protectionNames = []string{"NONE", "SIGN", "ENCRYPT", "SIGN_WITH_ORIGIN_AUTHENTICATION", "ENCRYPT_WITH_ORIGIN_AUTHENTICATION"}
 
+// String implements fmt.Stringer.
 func (k ProtectionKind) String() string {
 	if int(k) < len(protectionNames) {
 		return protectionNames[k]

@@ -16,6 +16,7 @@ const (
 	Allow
 )
 
+// String implements fmt.Stringer.
 func (a Action) String() string {
 	if a == Allow {
 		return "ALLOW"
@@ -252,6 +253,7 @@ type DeniedError struct {
 	Rule string
 }
 
+// Error implements the error interface.
 func (e *DeniedError) Error() string {
 	if e.Op == OpJoin {
 		return fmt.Sprintf("permissions deny joining domain %d: grant %q, %s", e.Domain, e.Grant, e.Rule)

@@ -53,6 +53,7 @@ type DocumentError struct {
 	Err  error
 }
 
+// Error implements the error interface.
 func (e *DocumentError) Error() string { return e.File + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.

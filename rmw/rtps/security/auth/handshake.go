@@ -25,6 +25,7 @@ const (
 	Replier
 )
 
+// String implements fmt.Stringer.
 func (r Role) String() string {
 	if r == Initiator {
 		return "initiator"

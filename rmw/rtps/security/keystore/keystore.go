@@ -76,6 +76,7 @@ const (
 	Enforce
 )
 
+// String implements fmt.Stringer.
 func (s Strategy) String() string {
 	if s == Enforce {
 		return "Enforce"
@@ -170,6 +171,7 @@ type FileError struct {
 	Err  error
 }
 
+// Error implements the error interface.
 func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.

@@ -95,6 +95,7 @@ type Error struct {
 	Err    error
 }
 
+// Error implements the error interface.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return "S/MIME: " + e.Reason + ": " + e.Err.Error()
