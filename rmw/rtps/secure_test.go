@@ -16,6 +16,7 @@ import (
 	"github.com/nros-go/nros/rmw/rtps/security/access"
 	"github.com/nros-go/nros/rmw/rtps/security/keystore"
 	"github.com/nros-go/nros/rmw/rtps/udp"
+	"github.com/nros-go/nros/rmw/rtps/wire"
 )
 
 // testKeystore makes a keystore (as `nros security` does) with the given
@@ -99,7 +100,7 @@ func (n *tapNetwork) datagrams() []tapped {
 
 func secureMem(t *testing.T, nw udp.Network, a *keystore.Artifacts, wall func() int64) *Transport {
 	t.Helper()
-	cfg := Config{Network: nw, ProbeParticipants: 4, MaxParticipantID: 4, Security: a, WallNow: wall}
+	cfg := Config{Network: nw, ProbeParticipants: 4, MaxParticipantID: 4, Security: a, WallNow: wall, Warnf: t.Logf}
 	tr, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -215,4 +216,139 @@ func TestSecureDenyClock(t *testing.T) {
 	if _, err := tr.NewSubscription(node, "/chatter", strType, reliable, func(rmw.Sample) {}, rmw.EndpointOptions{}); err != nil {
 		t.Fatalf("allowed topic: %v", err)
 	}
+}
+
+// pairUp runs two secure participants on one network for a while and
+// returns their transports (closed at the end of the test).
+func pairUp(t *testing.T, nw udp.Network, a, b *keystore.Artifacts, wallA, wallB func() int64) (*Transport, *Transport) {
+	t.Helper()
+	ta := secureMem(t, nw, a, wallA)
+	t.Cleanup(func() { ta.Close() })
+	tb := secureMem(t, nw, b, wallB)
+	t.Cleanup(func() { tb.Close() })
+	return ta, tb
+}
+
+// An identity certificate from another identity CA fails the handshake with
+// an error that says so, and nothing matches.
+func TestSecureForeignCAFails(t *testing.T) {
+	ks1, ks2 := testKeystore(t, "/talker"), testKeystore(t, "/listener")
+	a1, a2 := loadEnclave(t, ks1, "/talker"), loadEnclave(t, ks2, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		wall := realWall(real)
+		a, b := pairUp(t, udp.NewMemNetwork(), a1, a2, wall, wall)
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, &inbox{t: t})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if pub.MatchedSubscriptions() != 0 {
+			t.Fatal("matched across identity CAs")
+		}
+		for _, tr := range []*Transport{a, b} {
+			st := tr.Stats().Security
+			if st.Authenticated != 0 {
+				t.Fatalf("authenticated: %+v", st)
+			}
+			if st.HandshakeFailures > 0 && !strings.Contains(st.LastHandshakeError, "not signed by the identity CA") {
+				t.Fatalf("error %q", st.LastHandshakeError)
+			}
+		}
+		if a.Stats().Security.HandshakeFailures+b.Stats().Security.HandshakeFailures == 0 {
+			t.Fatal("no handshake failure counted")
+		}
+	})
+}
+
+// A peer whose identity certificate has expired (by our clock) fails the
+// handshake with an error that says so.
+func TestSecureExpiredCertFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ks")
+	t0 := time.Now()
+	if err := keystore.CreateKeystore(dir, keystore.Options{DomainID: "0", Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	// /old's certificate ends 10 days before the CA's and the others'.
+	if err := keystore.CreateEnclave(dir, "/old", keystore.Options{DomainID: "0", Now: t0.Add(-10 * 24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := keystore.CreateEnclave(dir, "/new", keystore.Options{DomainID: "0", Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	old, nw := loadEnclave(t, dir, "/old"), loadEnclave(t, dir, "/new")
+	later := t0.Add(3645 * 24 * time.Hour) // /old has expired, /new has not
+	synctest.Test(t, func(t *testing.T) {
+		a, b := pairUp(t, udp.NewMemNetwork(), old, nw, realWall(t0), realWall(later))
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, &inbox{t: t})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if pub.MatchedSubscriptions() != 0 {
+			t.Fatal("matched an expired identity")
+		}
+		st := b.Stats().Security
+		if st.HandshakeFailures == 0 || !strings.Contains(st.LastHandshakeError, "expired") {
+			t.Fatalf("security stats of the participant with the later clock: %+v", st)
+		}
+	})
+}
+
+// A DATA that claims to come from a live secure writer but is not
+// protected (the GUID spoof), and a protected datagram sent again (a
+// replay), are dropped and counted.
+func TestSecureSpoofAndReplayDropped(t *testing.T) {
+	ks := testKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		nw := &tapNetwork{MemNetwork: udp.NewMemNetwork()}
+		wall := realWall(real)
+		a, b := pairUp(t, nw, ta, tl, wall, wall)
+		in := &inbox{t: t}
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, in)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if err := pub.Publish(str("one")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, []string{"one"}) {
+			t.Fatalf("got %q", got)
+		}
+		evil, err := nw.MemNetwork.ListenUnicast(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer evil.Close()
+		// Replay everything a sent to b's user port.
+		replayed := 0
+		for _, d := range nw.datagrams() {
+			if d.dst == b.UserAddr() {
+				_ = evil.WriteTo(d.b, d.dst)
+				replayed++
+			}
+		}
+		// Spoof: a plain DATA with the publisher's GUID and a later SN.
+		var bld wire.Builder
+		bld.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: Vendor, Prefix: a.GuidPrefix()})
+		g := pub.(*Publisher).guid
+		if err := bld.Data(&wire.Data{WriterID: g.Entity, WriterSN: 1000, SerializedPayload: str("spoofed")}); err != nil {
+			t.Fatal(err)
+		}
+		_ = evil.WriteTo(bld.Bytes(), b.UserAddr())
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, []string{"one"}) {
+			t.Fatalf("got %q after replay and spoof", got)
+		}
+		st := b.Stats().Security
+		if replayed == 0 || st.Replayed == 0 {
+			t.Fatalf("%d datagrams replayed; security %+v", replayed, st)
+		}
+		if st.Unprotected == 0 {
+			t.Fatalf("spoof not counted: %+v", st)
+		}
+	})
 }
