@@ -86,32 +86,40 @@ func TestGoSecureTalkerToPeer(t *testing.T) {
 				t.Run(v+"/"+kk.name+"/"+ro.name, func(t *testing.T) {
 					dom := Domain(t)
 					ks := kk.make(t, dom, ro.goEnclave, ro.peerEnclave)
-					sub := StartEnv(t, secureEnv(ks, ro.peerEnclave), "chattersub_"+v, "--domain", d(dom), "--count", "10", "--timeout", "60")
-					g := newSecureGoNode(t, dom, ks, ro.goEnclave, "go_talker")
-					pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
-						t.Fatalf("no match; security %+v\n%s", g.tr.Stats().Security, sub.Stderr())
-					}
-					time.Sleep(500 * time.Millisecond) // the reader's keys
-					for i := 1; i <= 10; i++ {
-						if err := pub.Publish(&std_msgs.String{Data: chatterString(i, 0)}); err != nil {
-							t.Fatal(err)
-						}
-						time.Sleep(20 * time.Millisecond)
-					}
-					code, err := sub.Wait(30 * time.Second)
-					if err != nil || code != ExitOK {
-						t.Fatalf("chattersub: exit %d, %v; %d lines; security %+v\n%s", code, err, len(sub.Lines()), g.tr.Stats().Security, sub.Stderr())
-					}
-					if st := g.tr.Stats().Security; st.Authenticated < 1 {
-						t.Fatalf("security stats %+v", st)
-					}
+					goSecureTalker(t, v, dom, ks, ro.goEnclave, ro.peerEnclave, chatterString)
 				})
 			}
 		}
+	}
+}
+
+// goSecureTalker publishes 10 strings text(i, 0) from a secure Go node to a
+// secure chattersub_<vendor> and checks that they arrived.
+func goSecureTalker(t *testing.T, v string, dom int, ks, goEnclave, peerEnclave string, text func(int, int) string) {
+	t.Helper()
+	prefix := strings.TrimSuffix(text(1, 0), "1")
+	sub := StartEnv(t, secureEnv(ks, peerEnclave), "chattersub_"+v, "--domain", d(dom), "--count", "10", "--timeout", "60",
+		"--prefix", prefix)
+	g := newSecureGoNode(t, dom, ks, goEnclave, "go_talker")
+	pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+		t.Fatalf("no match; security %+v\n%s", g.tr.Stats().Security, sub.Stderr())
+	}
+	for i := 1; i <= 10; i++ {
+		if err := pub.Publish(&std_msgs.String{Data: text(i, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	code, err := sub.Wait(30 * time.Second)
+	if err != nil || code != ExitOK {
+		t.Fatalf("chattersub: exit %d, %v; %d lines; security %+v\n%s", code, err, len(sub.Lines()), g.tr.Stats().Security, sub.Stderr())
+	}
+	if st := g.tr.Stats().Security; st.Authenticated < 1 {
+		t.Fatalf("security stats %+v", st)
 	}
 }
 
@@ -239,6 +247,110 @@ func TestGoSecureClockFromPeer(t *testing.T) {
 			}
 			if st.Refused != 0 || st.Unprotected != 0 {
 				t.Errorf("security %+v", st)
+			}
+		})
+	}
+}
+
+// TestGoSecureCapture: a capture on lo of secure Go talker runs (to a
+// secure Cyclone and a secure Fast DDS subscriber) holds no clear-text
+// payload or topic name; the same run unsecured does (so the capture sees
+// the traffic).
+func TestGoSecureCapture(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	const secret = "GoSecretChatter-"
+	text := func(i, _ int) string { return secret + strconv.Itoa(i) }
+	c := StartCapture(t)
+	for _, v := range Vendors {
+		dom := Domain(t)
+		sub := Start(t, "chattersub_"+v, "--domain", d(dom), "--count", "10", "--timeout", "60", "--prefix", secret)
+		g := newGoNode(t, dom, "go_talker")
+		pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+			t.Fatal("no match (unsecured)")
+		}
+		for i := 1; i <= 10; i++ {
+			_ = pub.Publish(&std_msgs.String{Data: text(i, 0)})
+			time.Sleep(20 * time.Millisecond)
+		}
+		if code, err := sub.Wait(30 * time.Second); err != nil || code != ExitOK {
+			t.Fatalf("chattersub: exit %d, %v", code, err)
+		}
+		g.close()
+	}
+	raw, _ := c.Stop(t)
+	if !strings.Contains(string(raw), secret) {
+		t.Fatal("the unsecured capture lacks the chatter text: the capture does not see the traffic")
+	}
+	c = StartCapture(t)
+	for _, v := range Vendors {
+		for _, ro := range secureRoles {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, ro.goEnclave, ro.peerEnclave)
+			goSecureTalker(t, v, dom, ks, ro.goEnclave, ro.peerEnclave, text)
+		}
+	}
+	raw, dgs := c.Stop(t)
+	for _, s := range []string{secret, "rt/chatter", "ros_discovery_info"} {
+		if i := strings.Index(string(raw), s); i >= 0 {
+			t.Errorf("secure capture (%d datagrams) contains %q at byte %d", len(dgs), s, i)
+		}
+	}
+}
+
+// TestGoSecureRefusals: a Go node without credentials gets nothing from a
+// secure peer, and a secure Go node admits no unauthenticated peer (it
+// counts it).
+func TestGoSecureRefusals(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, v := range Vendors {
+		t.Run(v+"/no_credentials", func(t *testing.T) {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, "/talker")
+			g := newGoNode(t, dom, "go_listener")
+			var mu sync.Mutex
+			n := 0
+			if _, err := nros.NewSubscription(g.node, "/chatter", nros.KeepLast(10), func(*std_msgs.String) { mu.Lock(); n++; mu.Unlock() }); err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			pub := Start(t, "chatterpub_"+v, "--domain", d(dom), "--keystore", ks, "--enclave", "/talker",
+				"--count", "30", "--hz", "10", "--timeout", "10")
+			if _, err := pub.Wait(20 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if n != 0 {
+				t.Fatalf("an unsecured Go node got %d samples of a secure publisher", n)
+			}
+		})
+		t.Run(v+"/unauthenticated_peer", func(t *testing.T) {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, "/talker")
+			sub := Start(t, "chattersub_"+v, "--domain", d(dom), "--count", "0", "--timeout", "6", "--first", "0", "--allow-gaps")
+			g := newSecureGoNode(t, dom, ks, "/talker", "go_talker")
+			pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i <= 40; i++ {
+				_ = pub.Publish(&std_msgs.String{Data: chatterString(i, 0)})
+				time.Sleep(100 * time.Millisecond)
+			}
+			if _, err := sub.Wait(20 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if len(sub.Lines()) != 0 || pub.MatchedSubscriptions() != 0 {
+				t.Fatalf("unauthenticated %s got %d samples, matched %d", v, len(sub.Lines()), pub.MatchedSubscriptions())
+			}
+			if st := g.tr.Stats().Security; st.Unauthenticated < 1 {
+				t.Fatalf("security stats %+v", st)
 			}
 		})
 	}
