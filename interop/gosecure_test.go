@@ -108,6 +108,11 @@ func goSecureTalker(t *testing.T, v string, dom int, ks, goEnclave, peerEnclave 
 	if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
 		t.Fatalf("no match; security %+v\n%s", g.tr.Stats().Security, sub.Stderr())
 	}
+	// As TestGoChatterToPeer: a volatile reader takes what is written
+	// after it matched.
+	if err := sub.WaitStderr("matched 1 publisher", 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	for i := 1; i <= 10; i++ {
 		if err := pub.Publish(&std_msgs.String{Data: text(i, 0)}); err != nil {
 			t.Fatal(err)

@@ -325,6 +325,9 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 		return
 	}
 	delete(p.refused, g)
+	if t.sec != nil && !t.sec.writerReady(p.guid.Entity, g) {
+		return // secure.go: matched once the reader holds our keys
+	}
 	t.matchReaderLocked(now, p, e)
 	if !p.remote[g] {
 		p.remote[g] = true

@@ -122,7 +122,7 @@ type secRemote struct {
 	openers       map[crypto.KeyID]*crypto.Opener
 	volW          *endpoint.Writer
 	volR          *endpoint.Reader
-	sent          map[[2]wire.GUID]bool // tokens sent (local, remote endpoint)
+	sent          map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
 	authAt        int64
 }
 
@@ -145,6 +145,7 @@ type secState struct {
 	// statelessR reassembles DCPSParticipantStatelessMessage samples.
 	statelessR *endpoint.Reader
 	now        int64 // of the submessage being handled
+	pending    bool  // writerReady held a pair back
 }
 
 // SecurityFromEnv resolves the SROS2 environment (ROS_SECURITY_ENABLE,
@@ -395,7 +396,7 @@ func (s *secState) onSPDP(now int64, prefix wire.GuidPrefix) {
 		fail(err)
 		return
 	}
-	r := &secRemote{prefix: prefix, hs: h, openers: map[crypto.KeyID]*crypto.Opener{}, sent: map[[2]wire.GUID]bool{}}
+	r := &secRemote{prefix: prefix, hs: h, openers: map[crypto.KeyID]*crypto.Opener{}, sent: map[[2]wire.GUID]wire.SequenceNumber{}}
 	s.remotes[prefix] = r
 	s.t.cfg.Logf("rtps: security: handshake with %v as %v", prefix, h.Role())
 	if h.Role() == auth.Initiator {
@@ -460,6 +461,7 @@ func (s *secState) handleSubmessage(now int64, rs *wire.ReceiverState, sm *wire.
 			if r := s.remotes[rs.SourcePrefix]; r != nil && r.volW != nil {
 				r.volW.HandleSubmessage(now, rs, sm)
 				s.t.touchLocked(r.volW.NextDeadline())
+				s.checkPending(now)
 			}
 			return true
 		}
@@ -589,7 +591,7 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 }
 
 // sendTokens writes crypto tokens on the volatile channel to r.
-func (s *secState) sendTokens(now int64, r *secRemote, class string, local, remote wire.GUID, km crypto.KeyMaterial) {
+func (s *secState) sendTokens(now int64, r *secRemote, class string, local, remote wire.GUID, km crypto.KeyMaterial) wire.SequenceNumber {
 	ct := crypto.Tokens(km)
 	hs := make([]token.DataHolder, len(ct))
 	for i, c := range ct {
@@ -613,10 +615,12 @@ func (s *secState) sendTokens(now int64, r *secRemote, class string, local, remo
 	if local.IsZero() {
 		m.SourceEndpoint = auth.GUID{}
 	}
-	if _, err := r.volW.Write(now, m.Marshal(), s.t.cfg.WallNow()); err != nil {
+	sn, err := r.volW.Write(now, m.Marshal(), s.t.cfg.WallNow())
+	if err != nil {
 		s.t.cfg.Logf("rtps: security: tokens to %v: %v", r.prefix, err)
 	}
 	s.t.touchLocked(r.volW.NextDeadline())
+	return sn
 }
 
 func entityU32(e wire.EntityID) uint32 { return binary.BigEndian.Uint32(e[:]) }
@@ -708,15 +712,54 @@ func (s *secState) tokensFor(now int64, r *secRemote, local wire.EntityID, remot
 	}
 	lg := wire.GUID{Prefix: s.t.prefix, Entity: local}
 	k := [2]wire.GUID{lg, remote}
-	if r.sent[k] {
+	if _, ok := r.sent[k]; ok {
 		return
 	}
-	r.sent[k] = true
 	class := gmReaderTokens
 	if writer {
 		class = gmWriterTokens
 	}
-	s.sendTokens(now, r, class, lg, remote, l.km)
+	r.sent[k] = s.sendTokens(now, r, class, lg, remote, l.km)
+}
+
+// writerReady reports whether local writer w may be matched with remote
+// reader g: when w is protected, once the remote participant acknowledged
+// the volatile sample that carried w's keys. Until then Cyclone DDS has
+// not matched w (it waits for the keys), and a volatile reader would skip
+// what w wrote before (it starts at the writer's next sample). The pair
+// is matched later by checkPending.
+func (s *secState) writerReady(w wire.EntityID, g wire.GUID) bool {
+	l := s.local[w]
+	if l == nil || l.sender == nil || !l.submsg && !l.payload {
+		return true
+	}
+	r := s.remotes[g.Prefix]
+	if r == nil || r.volW == nil {
+		return false
+	}
+	sn, ok := r.sent[[2]wire.GUID{{Prefix: s.t.prefix, Entity: w}, g}]
+	if !ok || sn == 0 || !r.volW.Acknowledged(sn) {
+		s.pending = true
+		return false
+	}
+	return true
+}
+
+// checkPending matches the writer/reader pairs writerReady held back whose
+// keys have been acknowledged since.
+func (s *secState) checkPending(now int64) {
+	if !s.pending {
+		return
+	}
+	s.pending = false
+	t := s.t
+	for g, e := range t.remR {
+		for _, p := range t.pubs {
+			if p.ed.TopicName == e.Data.TopicName && !p.remote[g] && !p.refused[g] {
+				t.pairRemoteReader(now, p, e)
+			}
+		}
+	}
 }
 
 // tick resends handshake messages, fails late ones and runs the volatile
