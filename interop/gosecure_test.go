@@ -267,6 +267,7 @@ func TestGoSecureCapture(t *testing.T) {
 	const secret = "GoSecretChatter-"
 	text := func(i, _ int) string { return secret + strconv.Itoa(i) }
 	c := StartCapture(t)
+	time.Sleep(time.Second) // tcpdump says "listening" a moment before it captures
 	for _, v := range Vendors {
 		dom := Domain(t)
 		sub := Start(t, "chattersub_"+v, "--domain", d(dom), "--count", "10", "--timeout", "60", "--prefix", secret)
@@ -287,11 +288,15 @@ func TestGoSecureCapture(t *testing.T) {
 		}
 		g.close()
 	}
+	// tcpdump hands packets over per ring block, which retires after a
+	// timeout (about 1 s): give it that before the SIGINT.
+	time.Sleep(1500 * time.Millisecond)
 	raw, _ := c.Stop(t)
 	if !strings.Contains(string(raw), secret) {
-		t.Fatal("the unsecured capture lacks the chatter text: the capture does not see the traffic")
+		t.Fatalf("the unsecured capture (%d bytes) lacks the chatter text: the capture does not see the traffic", len(raw))
 	}
 	c = StartCapture(t)
+	time.Sleep(time.Second)
 	for _, v := range Vendors {
 		for _, ro := range secureRoles {
 			dom := Domain(t)
@@ -299,8 +304,11 @@ func TestGoSecureCapture(t *testing.T) {
 			goSecureTalker(t, v, dom, ks, ro.goEnclave, ro.peerEnclave, text)
 		}
 	}
+	time.Sleep(1500 * time.Millisecond)
 	raw, dgs := c.Stop(t)
-	for _, s := range []string{secret, "rt/chatter", "ros_discovery_info"} {
+	// (ros_discovery_info is named in clear in the permissions documents
+	// the handshake carries, by both vendors too.)
+	for _, s := range []string{secret, "rt/chatter"} {
 		if i := strings.Index(string(raw), s); i >= 0 {
 			t.Errorf("secure capture (%d datagrams) contains %q at byte %d", len(dgs), s, i)
 		}
