@@ -368,3 +368,72 @@ func TestGoSecureRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestGoSecureGoToGo: two secure Go participants and an unsecured one in
+// one process (a context each) on loopback: the secure pair talks, the
+// unsecured one hears nothing of it; with an openssl and an nros keystore.
+func TestGoSecureGoToGo(t *testing.T) {
+	RequireNamespace(t)
+	for _, kk := range keystoreKinds {
+		t.Run(kk.name, func(t *testing.T) {
+			dom := Domain(t)
+			ks := kk.make(t, dom, "/talker", "/listener")
+			talker := newSecureGoNode(t, dom, ks, "/talker", "go_talker")
+			listener := newSecureGoNode(t, dom, ks, "/listener", "go_listener")
+			plain := newGoNode(t, dom, "go_intruder")
+			var mu sync.Mutex
+			var got []string
+			plainGot := 0
+			if _, err := nros.NewSubscription(listener.node, "/chatter", nros.KeepLast(10), func(m *std_msgs.String) {
+				mu.Lock()
+				got = append(got, m.Data)
+				mu.Unlock()
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := nros.NewSubscription(plain.node, "/chatter", nros.KeepLast(10), func(*std_msgs.String) {
+				mu.Lock()
+				plainGot++
+				mu.Unlock()
+			}); err != nil {
+				t.Fatal(err)
+			}
+			listener.spin()
+			plain.spin()
+			pub, err := nros.NewPublisher[std_msgs.String](talker.node, "/chatter", nros.KeepLast(10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+				t.Fatalf("no match; security %+v / %+v", talker.tr.Stats().Security, listener.tr.Stats().Security)
+			}
+			time.Sleep(200 * time.Millisecond)
+			for i := 1; i <= 10; i++ {
+				if err := pub.Publish(&std_msgs.String{Data: chatterString(i, 0)}); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !waitFor(10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 10 }) {
+				mu.Lock()
+				t.Fatalf("listener got %q", got)
+			}
+			time.Sleep(300 * time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			for i, s := range got {
+				if s != chatterString(i+1, 0) {
+					t.Fatalf("sample %d is %q", i+1, s)
+				}
+			}
+			if plainGot != 0 || pub.MatchedSubscriptions() != 1 {
+				t.Fatalf("the unsecured participant got %d samples; the publisher matched %d", plainGot, pub.MatchedSubscriptions())
+			}
+			for _, g := range []*goNode{talker, listener} {
+				if st := g.tr.Stats().Security; st.Authenticated != 1 || st.Unauthenticated != 1 {
+					t.Fatalf("security stats %+v", st)
+				}
+			}
+		})
+	}
+}
