@@ -98,8 +98,13 @@ const (
 	gmReaderTokens      = "dds.sec.datareader_crypto_tokens"
 )
 
-// handshakeTick is how often pending handshakes are looked at.
-const handshakeTick = int64(100 * time.Millisecond)
+// handshakeTick is how often pending handshakes are looked at;
+// handshakeResend how long a handshake message waits for its answer
+// before it is sent again (the stateless channel is best effort).
+const (
+	handshakeTick   = int64(50 * time.Millisecond)
+	handshakeResend = 200 * time.Millisecond
+)
 
 // secLocal is the protection of one local endpoint.
 type secLocal struct {
@@ -390,7 +395,9 @@ func (s *secState) onSPDP(now int64, prefix wire.GuidPrefix) {
 			discovery.BuiltinPublicationsSecureDetector | discovery.BuiltinSubscriptionsSecureAnnouncer | discovery.BuiltinSubscriptionsSecureDetector
 		s.pdata = s.makePData(&pd)
 	}
-	h, err := auth.New(auth.Config{Local: s.id, Permissions: s.ac.PermissionsDocument(), PData: s.pdata},
+	// Resend soon: the first message often reaches a peer that has not
+	// yet taken our SPDP (Cyclone then drops it).
+	h, err := auth.New(auth.Config{Local: s.id, Permissions: s.ac.PermissionsDocument(), PData: s.pdata, ResendPeriod: handshakeResend},
 		auth.GUIDPrefix(prefix), &idt, s.wallNow())
 	if err != nil {
 		fail(err)
