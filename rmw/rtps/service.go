@@ -489,7 +489,11 @@ type svcSample struct {
 func (t *Transport) writeServiceLocked(p *Publisher, build func(sn wire.SequenceNumber) svcSample) (wire.SequenceNumber, error) {
 	ts := t.cfg.WallNow()
 	smp := build(p.w.LastSN() + 1)
-	sn, err := p.w.WriteChange(t.cfg.Clock.Now(), &endpoint.Change{Payload: smp.remote, SourceTimestamp: ts, InlineQos: smp.qos})
+	remote, err := t.wirePayload(p, smp.remote) // SEC_BODY-encoded when the topic is protected
+	if err != nil {
+		return 0, err
+	}
+	sn, err := p.w.WriteChange(t.cfg.Clock.Now(), &endpoint.Change{Payload: remote, SourceTimestamp: ts, InlineQos: smp.qos})
 	if err != nil {
 		return 0, err
 	}
