@@ -206,7 +206,7 @@ func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *
 		}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	srv, err := st.NewServiceServer(n.info(), resolved, PReq(new(Req)).TypeName(), PResp(new(Resp)).TypeName(),
-		cfg.qos, s.deliver, serviceTypeHashes(n.eventOptions(resolved, "service", cfg.onEvent), PReq(new(Req)), PResp(new(Resp))))
+		cfg.qos, s.deliver, serviceTypeHashes(n.eventOptions(resolved, "service", nil, cfg.onEvent), PReq(new(Req)), PResp(new(Resp))))
 	if err != nil {
 		s.cancel()
 		return nil, err
@@ -388,13 +388,7 @@ func NewClient[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *N
 			v := new(Resp)
 			return v, msg.Unmarshal(b, PResp(v))
 		}}
-	user := cfg.onEvent
-	eo := n.eventOptions(resolved, "client", func(ev rmw.Event) {
-		c.notify()
-		if user != nil {
-			user(ev)
-		}
-	})
+	eo := n.eventOptions(resolved, "client", func(rmw.Event) { c.notify() }, cfg.onEvent)
 	cl, err := st.NewServiceClient(n.info(), resolved, PReq(new(Req)).TypeName(), PResp(new(Resp)).TypeName(),
 		cfg.qos, c.deliver, serviceTypeHashes(eo, PReq(new(Req)), PResp(new(Resp))))
 	if err != nil {

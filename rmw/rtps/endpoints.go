@@ -115,6 +115,11 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	ed.TopicName, ed.TypeName = ddsTopic, ddsType
 	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, ddsType, opts.TypeHash), nil
 	discovery.SetQoS(&ed, qos, true)
+	if t.sec != nil {
+		if err := t.sec.checkLocal(&ed, true); err != nil {
+			return nil, err
+		}
+	}
 	wc := endpoint.WriterConfig{
 		GUID:           guid,
 		Participant:    endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
@@ -161,6 +166,9 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 			t.pairRemoteReader(now, p, e)
 		}
 	}
+	if t.sec != nil {
+		t.sec.syncTokensLocked(now)
+	}
 	if err := t.disc.Announce(now, &p.ed); err != nil {
 		t.cfg.Logf("rtps: announce %s: %v", ddsTopic, err)
 	}
@@ -206,6 +214,11 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 	ed.TopicName, ed.TypeName = dt, dtype
 	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, dtype, opts.TypeHash), nil
 	discovery.SetQoS(&ed, qos, false)
+	if t.sec != nil {
+		if err := t.sec.checkLocal(&ed, false); err != nil {
+			return nil, err
+		}
+	}
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
 		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
 	rc := endpoint.ReaderConfig{
@@ -245,6 +258,9 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 			t.pairRemoteWriter(now, s, e)
 		}
 	}
+	if t.sec != nil {
+		t.sec.syncTokensLocked(now)
+	}
 	if err := t.disc.Announce(now, &s.ed); err != nil {
 		t.cfg.Logf("rtps: announce %s: %v", dt, err)
 	}
@@ -262,6 +278,12 @@ func (s *Subscription) queueLocked(smp rmw.Sample) {
 func (s *Subscription) remoteSample(smp endpoint.Sample) {
 	if smp.Payload == nil || smp.Key || s.closed.Load() {
 		return
+	}
+	if sec := s.t.sec; sec != nil {
+		var ok bool
+		if smp.Payload, ok = sec.decodePayload(s.guid.Entity, smp.Writer, smp.Payload); !ok {
+			return
+		}
 	}
 	if s.svc != nil {
 		s.svc(s, smp)
@@ -318,6 +340,9 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 		return
 	}
 	delete(p.refused, g)
+	if t.sec != nil && !t.sec.writerReady(p.guid.Entity, g) {
+		return // secure.go: matched once the reader holds our keys
+	}
 	t.matchReaderLocked(now, p, e)
 	if !p.remote[g] {
 		p.remote[g] = true
@@ -386,6 +411,9 @@ func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
 
 func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
 	t := (*Transport)(l)
+	if t.sec != nil {
+		t.sec.forget(p.Data.GuidPrefix)
+	}
 	t.notifyGraphLocked()
 	delete(t.remoteGraph, p.Data.GuidPrefix)
 	t.cfg.Logf("rtps: participant %v lost (expired %v)", p.Data.GuidPrefix, expired)
@@ -393,8 +421,14 @@ func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
 
 func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 	t := (*Transport)(l)
-	t.notifyGraphLocked()
 	now := t.cfg.Clock.Now()
+	if t.sec != nil {
+		if !t.sec.admitRemote(e) {
+			return
+		}
+		defer t.sec.syncTokensLocked(now)
+	}
+	t.notifyGraphLocked()
 	g := e.GUID()
 	if e.Writer {
 		t.remW[g] = e
@@ -462,13 +496,18 @@ func (p *Publisher) Publish(data []byte) error {
 		return ErrClosed
 	}
 	ts := t.cfg.WallNow()
-	deadline := time.Now().Add(maxBlocking)
+	deadline := t.cfg.Clock.Now() + int64(maxBlocking)
+	wireData, err := t.wirePayload(p, data)
+	if err != nil {
+		t.mu.Unlock()
+		return err
+	}
 	for {
-		_, err := p.w.Write(t.cfg.Clock.Now(), data, ts)
+		_, err := p.w.Write(t.cfg.Clock.Now(), wireData, ts)
 		if err == nil {
 			break
 		}
-		if err != endpoint.ErrWouldBlock || time.Now().After(deadline) || p.closed {
+		if err != endpoint.ErrWouldBlock || t.cfg.Clock.Now() > deadline || p.closed {
 			t.mu.Unlock()
 			return fmt.Errorf("rtps: publish on %s: %w", p.ed.TopicName, err)
 		}
@@ -508,22 +547,37 @@ func (p *Publisher) Publish(data []byte) error {
 	return nil
 }
 
-// waitCond waits on t.ackCond (t.mu held) with a timeout.
-func waitCond(t *Transport, deadline time.Time) {
-	stop := time.AfterFunc(time.Until(deadline), func() {
-		t.mu.Lock()
-		t.ackCond.Broadcast()
-		t.mu.Unlock()
-	})
+// waitCond waits on t.ackCond (t.mu held) until it is broadcast or the
+// transport's clock reaches deadline. Only a blocked writer waits (a full
+// KEEP_ALL history, a response before its reader matched): a goroutine
+// per wait broadcasts at the deadline.
+func waitCond(t *Transport, deadline int64) {
+	ch, stop := t.cfg.Clock.After(time.Duration(max(deadline-t.cfg.Clock.Now(), 0)))
+	woken := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			t.mu.Lock()
+			t.ackCond.Broadcast()
+			t.mu.Unlock()
+		case <-woken:
+		}
+	}()
 	t.ackCond.Wait()
-	stop.Stop()
+	close(woken)
+	stop()
 }
 
 // writeLocked publishes an internal sample (the graph) to remote readers
 // and local subscriptions (t.mu held; local delivery is skipped: nothing
 // local subscribes to internal topics).
 func (t *Transport) writeLocked(p *Publisher, data []byte) {
-	if _, err := p.w.Write(t.cfg.Clock.Now(), data, t.cfg.WallNow()); err != nil {
+	wireData, err := t.wirePayload(p, data)
+	if err != nil {
+		t.cfg.Logf("rtps: %s: %v", p.ed.TopicName, err)
+		return
+	}
+	if _, err := p.w.Write(t.cfg.Clock.Now(), wireData, t.cfg.WallNow()); err != nil {
 		t.cfg.Logf("rtps: %s: %v", p.ed.TopicName, err)
 	}
 }

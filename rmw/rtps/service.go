@@ -489,7 +489,11 @@ type svcSample struct {
 func (t *Transport) writeServiceLocked(p *Publisher, build func(sn wire.SequenceNumber) svcSample) (wire.SequenceNumber, error) {
 	ts := t.cfg.WallNow()
 	smp := build(p.w.LastSN() + 1)
-	sn, err := p.w.WriteChange(t.cfg.Clock.Now(), &endpoint.Change{Payload: smp.remote, SourceTimestamp: ts, InlineQos: smp.qos})
+	remote, err := t.wirePayload(p, smp.remote) // SEC_BODY-encoded when the topic is protected
+	if err != nil {
+		return 0, err
+	}
+	sn, err := p.w.WriteChange(t.cfg.Clock.Now(), &endpoint.Change{Payload: remote, SourceTimestamp: ts, InlineQos: smp.qos})
 	if err != nil {
 		return 0, err
 	}
@@ -507,7 +511,7 @@ func (t *Transport) writeServiceLocked(p *Publisher, build func(sn wire.Sequence
 // maxBlocking for room in the writer's history.
 func (t *Transport) writeService(p *Publisher, build func(sn wire.SequenceNumber) svcSample) (wire.SequenceNumber, error) {
 	t.mu.Lock()
-	deadline := time.Now().Add(maxBlocking)
+	deadline := t.cfg.Clock.Now() + int64(maxBlocking)
 	for {
 		if p.closed {
 			t.mu.Unlock()
@@ -518,7 +522,7 @@ func (t *Transport) writeService(p *Publisher, build func(sn wire.SequenceNumber
 			t.finishLocked()
 			return sn, nil
 		}
-		if err != endpoint.ErrWouldBlock || time.Now().After(deadline) {
+		if err != endpoint.ErrWouldBlock || t.cfg.Clock.Now() > deadline {
 			t.mu.Unlock()
 			return 0, fmt.Errorf("rtps: write on %s: %w", p.ed.TopicName, err)
 		}

@@ -134,11 +134,15 @@ type Stats struct {
 	// Guard counts what hostile or silent peers made the user endpoints
 	// refuse or stop (guard.go).
 	Guard GuardStats
+	// Security counts authentication and protection (secure
+	// participants only).
+	Security SecurityStats
 }
 
 // Transport is one RTPS participant implementing rmw.Transport.
 type Transport struct {
 	cfg      Config
+	sec      *secState // nil: not secure (secure.go)
 	prefix   wire.GuidPrefix
 	ports    udp.Ports
 	id       int
@@ -228,6 +232,12 @@ func New(cfg Config) (*Transport, error) {
 	copy(t.prefix[:2], Vendor[:])
 	if _, err := rand.Read(t.prefix[2:]); err != nil {
 		return nil, err
+	}
+	if cfg.Security != nil {
+		// The GUID prefix derives from the certificate (secure.go).
+		if t.sec, err = newSecState(t, cfg.Security, time.Unix(0, cfg.WallNow())); err != nil {
+			return nil, err
+		}
 	}
 	if len(cfg.StaticPeers) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -367,6 +377,7 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 		Output:         endpoint.OutputFunc(t.send),
 		Listener:       (*listener)(t),
 		WallNow:        t.cfg.WallNow,
+		Secure:         t.secureDiscovery(),
 	})
 	if err != nil {
 		return err
@@ -404,6 +415,16 @@ func (t *Transport) allowed(a netip.Addr) bool {
 // send is the endpoint.Output of every writer, reader and of discovery.
 // It runs with t.mu held.
 func (t *Transport) send(to []wire.Locator, b []byte) {
+	if t.sec != nil {
+		if b = t.sec.protect(b); b == nil {
+			return
+		}
+	}
+	t.sendRaw(to, b)
+}
+
+// sendRaw sends b as it is (t.mu held).
+func (t *Transport) sendRaw(to []wire.Locator, b []byte) {
 	for _, l := range to {
 		ap, ok := l.AddrPort()
 		if !ok || !ap.Addr().Is4() || ap.Port() == 0 {
@@ -481,6 +502,13 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		t.mu.Unlock()
 		return
 	}
+	if t.sec != nil {
+		pb := t.sec.unprotect(b)
+		if pb == nil || r.Reset(pb) != nil {
+			t.mu.Unlock()
+			return
+		}
+	}
 	now := t.cfg.Clock.Now()
 	t.disc.Heard(now, r.Header.Prefix, len(b))
 	for {
@@ -495,7 +523,13 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		if !r.State.DestPrefix.IsZero() && r.State.DestPrefix != t.prefix {
 			continue
 		}
+		if t.sec != nil && t.sec.handleSubmessage(now, &r.State, sm) {
+			continue
+		}
 		if t.disc.HandleSubmessage(now, &r.State, src, sm) {
+			if t.sec != nil && sm.ID == wire.SubmsgData && sm.Data.WriterID == wire.EntityIDSPDPWriter {
+				t.sec.onSPDP(now, r.State.SourcePrefix)
+			}
 			t.touchLocked(t.disc.NextDeadline())
 			continue
 		}
@@ -722,6 +756,9 @@ func (t *Transport) timerLoop() {
 		for _, s := range t.subs {
 			next = min(next, s.r.Tick(now))
 		}
+		if t.sec != nil {
+			next = min(next, t.sec.tick(now))
+		}
 		t.ackCond.Broadcast()
 		if t.graphDirty && t.graph != nil {
 			t.graphDirty = false
@@ -812,6 +849,9 @@ func (t *Transport) Stats() Stats {
 	s := t.st
 	s.Discovery = t.disc.Stats()
 	s.Guard = t.guardStatsLocked()
+	if t.sec != nil {
+		s.Security = t.sec.stats()
+	}
 	for _, p := range t.pubs {
 		if !p.internal {
 			s.Publishers++
