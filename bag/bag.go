@@ -131,12 +131,8 @@ func Open(path string) (*Bag, error) {
 
 // openDir finds the storage files of a bag directory.
 func (b *Bag) openDir() error {
-	data, err := os.ReadFile(filepath.Join(b.dir, MetadataFile))
+	m, err := readMetadataFile(filepath.Join(b.path, MetadataFile))
 	if err == nil {
-		m, err := ParseMetadata(data)
-		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(b.path, MetadataFile), err)
-		}
 		b.meta, b.fromYAML = m, true
 		hints := map[string]FileInfo{}
 		for _, f := range m.Files {

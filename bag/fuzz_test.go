@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -48,14 +49,27 @@ func FuzzMCAP(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	resolve := func(ch *mcap.Channel, sc *mcap.Schema) *Topic {
-		t := mcapTopic(ch, sc)
-		return &t
-	}
 	// Real chunks are small; a fuzzed size field must not make every run
 	// decompress gigabytes.
 	maxChunkSize = 8 << 20
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Each channel's topic once per input, as a bag resolves them: the
+		// QoS YAML of the channels (fuzzed by FuzzMetadata) took half of
+		// each run, parsed again for each of the three readings.
+		type key struct{ name, enc, typ, qos, hash string }
+		seen := map[key]*Topic{}
+		resolve := func(ch *mcap.Channel, sc *mcap.Schema) *Topic {
+			k := key{ch.Topic, ch.MessageEncoding, "", ch.Metadata["offered_qos_profiles"], ch.Metadata["topic_type_hash"]}
+			if sc != nil {
+				k.typ = sc.Name
+			}
+			if tp, ok := seen[k]; ok {
+				return tp
+			}
+			tp := mcapTopic(ch, sc)
+			seen[k] = &tp
+			return &tp
+		}
 		if s, err := newMCAPStream(bytes.NewReader(data), int64(len(data)), 0, resolve); err == nil {
 			drain(s)
 			s.close()
@@ -90,5 +104,13 @@ func FuzzMetadata(f *testing.F) {
 			t.Fatal("nil metadata without an error")
 		}
 		_, _ = ParseQoSProfiles(string(data))
+		// The reader of large documents (from 64 KiB) reads what the
+		// whole-document parse reads, when it reads the layout.
+		if p, err := parseMetadataPiecewise(data); err == nil && p != nil {
+			w, err := parseMetadataWhole(data)
+			if err != nil || !reflect.DeepEqual(p, w) {
+				t.Fatalf("piecewise %+v, whole %+v (%v)", p, w, err)
+			}
+		}
 	})
 }

@@ -49,7 +49,11 @@ type mcapRecordReader struct {
 }
 
 func newMCAPRecordReader(r io.Reader, size int64) (*mcapRecordReader, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	bufSize := 256 << 10
+	if size >= 0 && size < int64(bufSize) { // no more than the input
+		bufSize = max(int(size), 16)
+	}
+	br := bufio.NewReaderSize(r, bufSize)
 	magic := make([]byte, mcapMagicLen)
 	if _, err := io.ReadFull(br, magic); err != nil {
 		return nil, fmt.Errorf("not an MCAP file: %w", noEOF(err))

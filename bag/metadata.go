@@ -17,8 +17,9 @@ import (
 const MetadataVersion = 9
 
 // maxMetadataSize bounds the metadata documents read (metadata.yaml and the
-// serialized copies embedded in storage files).
-const maxMetadataSize = 64 << 20
+// serialized copies embedded in storage files). The largest real ones are a
+// few hundred KiB (thousands of topics).
+const maxMetadataSize = 16 << 20
 
 // NoMessagesTime is the starting time rosbag2 writes for a bag with no
 // messages (INT64_MAX nanoseconds).
@@ -140,58 +141,100 @@ type yamlTopic struct {
 	TypeDescriptionHash string    `yaml:"type_description_hash"`
 }
 
+type yamlTopicCount struct {
+	TopicMetadata yamlTopic `yaml:"topic_metadata"`
+	MessageCount  uint64    `yaml:"message_count"`
+}
+
+type yamlFile struct {
+	Path         string       `yaml:"path"`
+	StartingTime yamlTime     `yaml:"starting_time"`
+	Duration     yamlDuration `yaml:"duration"`
+	MessageCount uint64       `yaml:"message_count"`
+}
+
 type yamlInfo struct {
-	Version           int          `yaml:"version"`
-	StorageIdentifier string       `yaml:"storage_identifier"`
-	RelativeFilePaths []string     `yaml:"relative_file_paths"`
-	Duration          yamlDuration `yaml:"duration"`
-	StartingTime      yamlTime     `yaml:"starting_time"`
-	MessageCount      uint64       `yaml:"message_count"`
-	Topics            []struct {
-		TopicMetadata yamlTopic `yaml:"topic_metadata"`
-		MessageCount  uint64    `yaml:"message_count"`
-	} `yaml:"topics_with_message_count"`
-	CompressionFormat string `yaml:"compression_format"`
-	CompressionMode   string `yaml:"compression_mode"`
-	Files             []struct {
-		Path         string       `yaml:"path"`
-		StartingTime yamlTime     `yaml:"starting_time"`
-		Duration     yamlDuration `yaml:"duration"`
-		MessageCount uint64       `yaml:"message_count"`
-	} `yaml:"files"`
-	CustomData map[string]string `yaml:"custom_data"`
-	ROSDistro  string            `yaml:"ros_distro"`
+	Version           int               `yaml:"version"`
+	StorageIdentifier string            `yaml:"storage_identifier"`
+	RelativeFilePaths []string          `yaml:"relative_file_paths"`
+	Duration          yamlDuration      `yaml:"duration"`
+	StartingTime      yamlTime          `yaml:"starting_time"`
+	MessageCount      uint64            `yaml:"message_count"`
+	Topics            []yamlTopicCount  `yaml:"topics_with_message_count"`
+	CompressionFormat string            `yaml:"compression_format"`
+	CompressionMode   string            `yaml:"compression_mode"`
+	Files             []yamlFile        `yaml:"files"`
+	CustomData        map[string]string `yaml:"custom_data"`
+	ROSDistro         string            `yaml:"ros_distro"`
 }
 
 // ParseMetadata parses a metadata.yaml document, with or without its
 // `rosbag2_bagfile_information` root (rosbag2 embeds it without), of
 // versions 4 to 9.
+//
+// Documents over maxMetadataSize (16 MiB) are refused. Large documents in
+// the block layout that writers use are read a piece at a time (the topic,
+// file and path lists a few entries at a time), so that the memory used is
+// a small multiple of the document's size; the YAML library builds a tree
+// of the whole document otherwise, some 40 times its size.
 func ParseMetadata(data []byte) (*Metadata, error) {
 	if len(data) > maxMetadataSize {
-		return nil, fmt.Errorf("metadata: %d bytes is too large", len(data))
+		return nil, fmt.Errorf("metadata: %d bytes is over the %d MiB limit", len(data), maxMetadataSize>>20)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("metadata: empty document")
 	}
-	var root map[string]yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("metadata: %w", err)
-	}
-	var info yamlInfo
+	var m *Metadata
 	var err error
-	if n, ok := root["rosbag2_bagfile_information"]; ok {
-		err = n.Decode(&info)
-	} else {
-		err = yaml.Unmarshal(data, &info)
+	if len(data) >= piecewiseMin {
+		m, err = parseMetadataPiecewise(data)
+	}
+	if m == nil && err == nil { // small, or not in a layout read piecewise
+		if len(data) > maxWholeMetadata && len(data) >= piecewiseMin {
+			return nil, fmt.Errorf("metadata: %d bytes in a layout too large to read (only the block layout is read above %d KiB)",
+				len(data), maxWholeMetadata>>10)
+		}
+		m, err = parseMetadataWhole(data)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("metadata: %w", err)
 	}
-	if info.Version == 0 && info.StorageIdentifier == "" && len(info.Topics) == 0 && len(info.RelativeFilePaths) == 0 {
+	if m.Version == 0 && m.StorageIdentifier == "" && len(m.Topics) == 0 && len(m.RelativeFilePaths) == 0 {
 		return nil, errors.New("metadata: not a rosbag2 metadata document")
 	}
+	return m, nil
+}
+
+// parseMetadataWhole parses a document at once, into one YAML tree.
+func parseMetadataWhole(data []byte) (*Metadata, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	n := &doc
+	if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+		root := doc.Content[0].Content
+		found := false
+		for i := 0; i+1 < len(root); i += 2 {
+			if k := root[i]; k.Kind == yaml.ScalarNode && k.Value == "rosbag2_bagfile_information" {
+				if found {
+					return nil, fmt.Errorf("line %d: rosbag2_bagfile_information defined twice", k.Line)
+				}
+				n, found = root[i+1], true
+			}
+		}
+	}
+	var info yamlInfo
+	if err := n.Decode(&info); err != nil {
+		return nil, err
+	}
+	return info.metadata()
+}
+
+// metadata converts the document as decoded.
+func (info *yamlInfo) metadata() (*Metadata, error) {
 	if info.Duration.Nanoseconds < 0 {
-		return nil, fmt.Errorf("metadata: negative duration %d ns", info.Duration.Nanoseconds)
+		return nil, fmt.Errorf("negative duration %d ns", info.Duration.Nanoseconds)
 	}
 	m := &Metadata{
 		Version:           info.Version,
@@ -205,19 +248,34 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 		CustomData:        info.CustomData,
 		ROSDistro:         info.ROSDistro,
 	}
-	for _, f := range info.Files {
+	var err error
+	if m.Files, err = appendFiles(nil, info.Files); err != nil {
+		return nil, err
+	}
+	if m.Topics, err = appendTopics(nil, info.Topics); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func appendFiles(dst []FileInfo, files []yamlFile) ([]FileInfo, error) {
+	for _, f := range files {
 		if f.Duration.Nanoseconds < 0 {
-			return nil, fmt.Errorf("metadata: file %q: negative duration", f.Path)
+			return nil, fmt.Errorf("file %q: negative duration", f.Path)
 		}
-		m.Files = append(m.Files, FileInfo{Path: f.Path, StartingTime: f.StartingTime.NanosecondsSinceEpoch,
+		dst = append(dst, FileInfo{Path: f.Path, StartingTime: f.StartingTime.NanosecondsSinceEpoch,
 			Duration: time.Duration(f.Duration.Nanoseconds), MessageCount: f.MessageCount})
 	}
-	for _, t := range info.Topics {
+	return dst, nil
+}
+
+func appendTopics(dst []TopicInfo, topics []yamlTopicCount) ([]TopicInfo, error) {
+	for _, t := range topics {
 		qos, err := parseQoSNode(&t.TopicMetadata.OfferedQoSProfiles)
 		if err != nil {
-			return nil, fmt.Errorf("metadata: topic %q: offered_qos_profiles: %w", t.TopicMetadata.Name, err)
+			return nil, fmt.Errorf("topic %q: offered_qos_profiles: %w", t.TopicMetadata.Name, err)
 		}
-		m.Topics = append(m.Topics, TopicInfo{
+		dst = append(dst, TopicInfo{
 			Topic: Topic{
 				Name:                t.TopicMetadata.Name,
 				Type:                t.TopicMetadata.Type,
@@ -228,7 +286,7 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 			MessageCount: t.MessageCount,
 		})
 	}
-	return m, nil
+	return dst, nil
 }
 
 // ParseQoSProfiles parses recorded QoS profiles as rosbag2 stores them: a
