@@ -328,7 +328,7 @@ func (t *Transport) advertised(isSystem bool) []netip.Addr {
 }
 
 func (t *Transport) startDiscovery(isSystem bool) error {
-	var meta, user, mcast, targets []wire.Locator
+	var meta, user, mcast, targets, probes []wire.Locator
 	for _, a := range t.advertised(isSystem) {
 		meta = append(meta, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(t.id))))
 		user = append(user, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.UserUnicast(t.id))))
@@ -343,8 +343,8 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 				continue
 			}
 			l := wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(j)))
-			if !slices.Contains(targets, l) {
-				targets = append(targets, l)
+			if !slices.Contains(probes, l) {
+				probes = append(probes, l)
 			}
 		}
 	}
@@ -362,6 +362,7 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 		DefaultUnicast: user,
 		MetaMulticast:  mcast,
 		Targets:        targets,
+		ProbeTargets:   probes,
 		UserData:       []byte("enclave=" + t.cfg.Enclave + ";"),
 		LeaseDuration:  t.cfg.LeaseDuration,
 		AnnouncePeriod: t.cfg.AnnouncePeriod,
@@ -615,6 +616,9 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) 
 	}
 	now := t.cfg.Clock.Now()
 	t.disc.Heard(now, r.Header.Prefix, len(b))
+	if rs != nil && rs.c == t.mc && t.mc != nil {
+		t.disc.HeardMulticast(now, r.Header.Prefix)
+	}
 	for {
 		sm, err := r.Next()
 		if err != nil {
