@@ -13,7 +13,10 @@
 #         process, in % of one core;
 #   pkt/s datagrams sent on lo (tx packets in /proc/net/dev of the
 #         namespace; a multicast datagram counts once) per process per second;
-#   rss   VmRSS per process at the end of the window, MiB.
+#   rss   VmRSS per process at the end of the window, MiB (it counts the
+#         pages of the binary and shared libraries in every process);
+#   pss   proportional set size (smaps_rollup Pss: shared pages divided
+#         among the processes that map them), MiB.
 # It prints every run, then per N the medians and ranges over the
 # repetitions and the Go/Cyclone ratios (median of the per-repetition
 # ratios). CPU is counted in clock ticks (10 ms): small figures are coarse,
@@ -57,11 +60,12 @@ sleep "$warm"
 t0=$(ticks); k0=$(lotx); s0=$(date +%s.%N)
 sleep "$win"
 t1=$(ticks); k1=$(lotx); s1=$(date +%s.%N)
-rss=0 alive=0
+rss=0 pss=0 alive=0
 for p in $pids; do
   if [ -r /proc/$p/status ]; then
     alive=$((alive + 1))
     rss=$((rss + $(awk '/^VmRSS:/ { print $2 }' /proc/$p/status)))
+    pss=$((pss + $(awk '/^Pss:/ { print $2 }' /proc/$p/smaps_rollup)))
   fi
 done
 for p in $pids; do kill -INT "$p" 2>/dev/null; done
@@ -69,35 +73,37 @@ sleep 1
 for p in $pids; do kill -KILL "$p" 2>/dev/null; done
 wait 2>/dev/null || true
 hz=$(getconf CLK_TCK)
-awk -v t=$((t1 - t0)) -v k=$((k1 - k0)) -v s0="$s0" -v s1="$s1" -v n="$n" -v hz="$hz" -v rss="$rss" -v alive="$alive" \
-  'BEGIN { w = s1 - s0; printf "%.3f %.2f %.1f %d\n", t / hz / w / n * 100, k / w / n, rss / (alive ? alive : 1) / 1024, alive }'
+awk -v t=$((t1 - t0)) -v k=$((k1 - k0)) -v s0="$s0" -v s1="$s1" -v n="$n" -v hz="$hz" -v rss="$rss" -v pss="$pss" -v alive="$alive" \
+  'BEGIN { w = s1 - s0; a = alive ? alive : 1; printf "%.3f %.2f %.1f %.2f %d\n", t / hz / w / n * 100, k / w / n, rss / a / 1024, pss / a / 1024, alive }'
 SH
 
 echo "# bench-idle: $R x N in {$NS}, warm-up ${WARM} s, window ${W} s; $(uptime)"
-printf '%-4s %-4s %-8s %10s %10s %9s %6s\n' rep N vendor "cpu%/proc" "pkt/s/proc" "rss MiB" alive
+printf '%-4s %-4s %-8s %10s %10s %9s %9s %6s\n' rep N vendor "cpu%/proc" "pkt/s/proc" "rss MiB" "pss MiB" alive
 for r in $(seq 1 "$R"); do
   for n in $NS; do
     for v in go cyclone; do
       out=$("$root/interop/netns" bash "$L/phase.sh" "$v" "$n" "$WARM" "$W" "$L" "$cyc" 2>/dev/null)
       echo "$r $n $v $out" >>"$L/all"
       # shellcheck disable=SC2086
-      printf '%-4s %-4s %-8s %10s %10s %9s %6s\n' "$r" "$n" "$v" $out
+      printf '%-4s %-4s %-8s %10s %10s %9s %9s %6s\n' "$r" "$n" "$v" $out
     done
   done
 done
 echo "# load after: $(uptime)"
 echo
-printf '%-4s %-28s %-28s %-28s\n' N "cpu%/proc go | cyc | ratio" "pkt/s/proc go | cyc | ratio" "rss MiB go | cyc | ratio"
+echo "per N: median (range) of Go | of Cyclone | median (range) of the per-repetition Go/Cyclone ratios"
 for n in $NS; do
   line="$n"
-  for col in 4 5 6; do
+  for col in 4 5 6 7; do
     g=$(awk -v n="$n" -v c=$col '$2 == n && $3 == "go" { print $c }' "$L/all" | sort -g)
     c=$(awk -v n="$n" -v c=$col '$2 == n && $3 == "cyclone" { print $c }' "$L/all" | sort -g)
     ratios=$(awk -v n="$n" -v c=$col '$2 == n { v[$1 " " $3] = $c } END { for (k in v) { split(k, a, " "); if (a[2] == "go" && v[a[1] " cyclone"] > 0) print v[k] / v[a[1] " cyclone"] } }' "$L/all" | sort -g)
     med() { awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'; }
     rng() { awk '{ v[NR] = $1 } END { if (NR) printf "%s-%s", v[1], v[NR] }'; }
-    line="$line $(echo "$g" | med) ($(echo "$g" | rng)) | $(echo "$c" | med) ($(echo "$c" | rng)) | $(echo "$ratios" | med | xargs printf '%.2f') ($(echo "$ratios" | rng))"
-    line="$line  ;"
+    rngr() { awk '{ v[NR] = $1 } END { if (NR) printf "%.2f-%.2f", v[1], v[NR] }'; }
+    name=$(echo "cpu% pkt/s rss pss" | cut -d' ' -f$((col - 3)))
+    line="$line  $name $(echo "$g" | med) ($(echo "$g" | rng)) | $(echo "$c" | med) ($(echo "$c" | rng)) | $(echo "$ratios" | med | xargs printf '%.2f') ($(echo "$ratios" | rngr))"
+    [ $col = 7 ] || line="$line;"
   done
   echo "$line"
 done
