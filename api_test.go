@@ -19,7 +19,7 @@ import (
 //     could not read its documentation or methods;
 //   - no exported variable holds a function (reassignable API): exported
 //     variables are sentinel errors (Err…) or values built in place, never
-//     a copy of another name;
+//     a copy of another name, never a value of an internal package;
 //   - every exported type, function, method, constant and variable group
 //     is documented.
 func TestPublicAPIShowsNoInternals(t *testing.T) {
@@ -120,7 +120,9 @@ func TestPublicAPIShowsNoInternals(t *testing.T) {
 					case *ast.FuncLit:
 						t.Errorf("%s: %s is a function variable", where(vs), name)
 					case *ast.Ident, *ast.SelectorExpr:
-						if !strings.HasPrefix(name, "Err") {
+						if m := mentionsInternal(val); m != "" {
+							t.Errorf("%s: %s is %s: go doc shows the internal name, not a value of this package", where(vs), name, m)
+						} else if !strings.HasPrefix(name, "Err") {
 							t.Errorf("%s: %s re-exports another name as a variable", where(vs), name)
 						}
 					}

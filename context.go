@@ -8,12 +8,14 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nros-go/nros/internal/clock"
 	"github.com/nros-go/nros/internal/rosargs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
 	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/rtps/security/keystore"
 	"github.com/nros-go/nros/rmw/zenoh"
 )
 
@@ -71,7 +73,55 @@ func WithLogOutput(w io.Writer) ContextOption {
 // function keeps that clock real. Every clock, timer and executor of the
 // context reads these, and ROS time falls back to this system clock.
 func WithClockSources(steady, system func() int64) ContextOption {
-	return func(c *Context) { c.src = clock.NewSources(steady, system) }
+	return func(c *Context) {
+		timer := c.src.Timer
+		c.src = clock.NewSources(steady, system)
+		c.src.Timer = timer
+	}
+}
+
+// WithClockTimers makes every wait of the context run on the caller's
+// timers instead of the Go runtime's: the executors' sleeps between
+// passes, waits on system and steady clocks (SleepFor, SleepUntil,
+// WithSystemDeadline...) and the clock-health warnings. after must call f
+// once d has passed on the context's steady clock (WithClockSources) and
+// return a function that cancels the call, reporting whether it was still
+// pending; f does not block. For harnesses that own wall time: package
+// simtest steps them with its world.
+func WithClockTimers(after func(d time.Duration, f func()) (cancel func() bool)) ContextOption {
+	return func(c *Context) {
+		if after == nil {
+			c.src.Timer = nil
+			return
+		}
+		c.src.Timer = func(d time.Duration, f func()) clock.Timer {
+			t := &callerTimer{after: after, f: f}
+			t.cancel = after(d, f)
+			return t
+		}
+	}
+}
+
+// callerTimer is a clock.Timer on WithClockTimers' function.
+type callerTimer struct {
+	after  func(time.Duration, func()) func() bool
+	f      func()
+	mu     sync.Mutex
+	cancel func() bool
+}
+
+func (t *callerTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cancel()
+}
+
+func (t *callerTimer) Reset(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.cancel()
+	t.cancel = t.after(d, t.f)
+	return was
 }
 
 // NewContext returns a new context with its own simulated clock. Unless
@@ -232,12 +282,42 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		log := c.logger("rtps")
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
 		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+		if err := c.securityConfig(&cfg, log); err != nil {
+			return nil, err
+		}
 		t, err := rtps.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("nros: starting the DDS transport: %w", err)
 		}
 		return t, nil
 	}
+}
+
+// securityConfig applies SROS2's environment (ROS_SECURITY_ENABLE,
+// ROS_SECURITY_STRATEGY, ROS_SECURITY_KEYSTORE,
+// ROS_SECURITY_ENCLAVE_OVERRIDE) and the context's --enclave/-e to cfg.
+// Under Enforce, missing or invalid artifacts are an error naming the
+// file; under Permissive the participant runs unsecured with a warning.
+func (c *Context) securityConfig(cfg *rtps.Config, log *slog.Logger) error {
+	enclave := ""
+	if c.args != nil {
+		enclave = c.args.Enclave
+	}
+	art, sel, err := rtps.SecurityFromEnv(os.Getenv, enclave, time.Now())
+	if sel.Enabled && sel.Enclave != "" {
+		cfg.Enclave = sel.Enclave
+	} else if enclave != "" {
+		cfg.Enclave = enclave
+	}
+	switch {
+	case err != nil && sel.Strategy == keystore.Enforce:
+		return fmt.Errorf("nros: security (ROS_SECURITY_STRATEGY=Enforce): %w", err)
+	case err != nil:
+		log.Warn(fmt.Sprintf("security (ROS_SECURITY_STRATEGY=Permissive): running unsecured: %v", err))
+	default:
+		cfg.Security = art
+	}
+	return nil
 }
 
 // failedTransport reports why the default transport could not be made.
@@ -289,6 +369,13 @@ func (c *Context) Shutdown() error {
 	return nil
 }
 
+// SystemClock returns the context's system clock: the one WithClockSources
+// gave, whose waits run on the context's timers (WithClockTimers).
+func (c *Context) SystemClock() *Clock { return c.clockFor(SystemTime) }
+
+// SteadyClock returns the context's steady (monotonic) clock.
+func (c *Context) SteadyClock() *Clock { return c.clockFor(SteadyTime) }
+
 // Clock returns the context's ROS clock.
 func (c *Context) Clock() *Clock { return c.ros }
 
@@ -325,15 +412,11 @@ func (s *TimeSource) Install(t Time) {
 	s.install(t)
 }
 
-func (s *TimeSource) install(t Time) clock.Change { return s.installOffload(t, nil) }
-
-// installOffload installs t from a transport goroutine that can run the due
-// callbacks itself (rmw.Sample.Offload).
-func (s *TimeSource) installOffload(t Time, offload func(func()) bool) clock.Change {
+func (s *TimeSource) install(t Time) clock.Change {
 	if s.detached.Load() {
 		return clock.Ignored
 	}
-	return s.ctx.ov.InstallOffload(clock.RosTime(t.ns), offload)
+	return s.ctx.ov.Install(clock.RosTime(t.ns))
 }
 
 // Detach stops the source. The context keeps the last installed time (it

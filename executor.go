@@ -27,9 +27,10 @@ const (
 
 // CallbackPanicError describes a callback that panicked.
 type CallbackPanicError struct {
-	// Kind is "timer", "subscription", or, for code the transport runs on
-	// its own goroutine, "decode" (a message's UnmarshalCDR), "event" (an
-	// endpoint event handler) or "dropped" (a dropped-sample handler).
+	// Kind is "timer", "subscription", "jump", "event" (an endpoint event
+	// handler), "dropped" (a dropped-sample handler), or, for code that
+	// runs on another goroutine, "decode" (a message's UnmarshalCDR, on the
+	// transport's) or "action" (an action server's Execute).
 	Kind  string
 	ID    uint64 // the timer's or subscription's ID
 	Name  string // the timer's name, or the subscription's topic
@@ -44,11 +45,28 @@ func (e *CallbackPanicError) Error() string {
 
 // ErrAlreadySpinning is returned when Spin or SpinOnce is called while
 // another goroutine is spinning the same executor.
-var ErrAlreadySpinning = exec.ErrAlreadySpinning
+var ErrAlreadySpinning = errors.New("nros: executor is already spinning")
 
 // ErrExecutorClosed is returned by Spin, SpinOnce, SpinSome and AddNode on
 // an executor that was closed before the call.
-var ErrExecutorClosed = exec.ErrClosed
+var ErrExecutorClosed = errors.New("nros: executor is closed")
+
+// ErrTimerOtherExecutor is returned when a timer that belongs to one
+// executor is added to another.
+var ErrTimerOtherExecutor = errors.New("nros: timer belongs to another executor")
+
+// loopErr spells the run loop's errors as the package's own.
+func loopErr(err error) error {
+	switch err {
+	case exec.ErrAlreadySpinning:
+		return ErrAlreadySpinning
+	case exec.ErrClosed:
+		return ErrExecutorClosed
+	case exec.ErrOtherLoop:
+		return ErrTimerOtherExecutor
+	}
+	return err
+}
 
 // ExecutorOption configures an Executor.
 type ExecutorOption func(*Executor)
@@ -63,31 +81,17 @@ func WithPanicPolicy(p PanicPolicy) ExecutorOption { return func(e *Executor) { 
 
 // WithPanicHandler receives every recovered callback panic (instead of the
 // log). It runs on the goroutine that recovered the panic: the spinning one
-// for callbacks, a transport goroutine for decoding and endpoint events.
+// for callbacks and handlers, a transport goroutine for decoding.
 func WithPanicHandler(fn func(*CallbackPanicError)) ExecutorOption {
 	return func(e *Executor) { e.onPanic = fn }
-}
-
-// WithInlineClockCallbacks(false) makes every callback run on the goroutine
-// that spins the executor. By default (true), when a /clock sample makes a
-// ROS-time timer due while Spin is idle, the transport goroutine that
-// received the sample runs that pass itself, holding the executor's run
-// token (so callbacks still never run concurrently) after handing its
-// transport duties to a fresh goroutine (so a callback may block, even on
-// ROS time, without starving the clock). It saves a goroutine hop on the
-// latency from /clock to the timer. Turn it off when callbacks must run on
-// one goroutine (runtime.LockOSThread, goroutine-bound resources).
-func WithInlineClockCallbacks(on bool) ExecutorOption {
-	return func(e *Executor) { e.noInline = !on }
 }
 
 // WithExecutorLogger sets the logger for executor diagnostics.
 func WithExecutorLogger(l *slog.Logger) ExecutorOption { return func(e *Executor) { e.log = l } }
 
-// Executor runs the callbacks of timers and subscriptions one at a time, on
-// the goroutine that calls Spin, SpinOnce or SpinSome — or, for ROS-time
-// timers that a /clock sample makes due while Spin is idle, on the
-// transport goroutine that received it (see WithInlineClockCallbacks).
+// Executor runs the callbacks of timers and subscriptions, and jump
+// handlers, one at a time, on the goroutine that calls Spin, SpinOnce or
+// SpinSome; transports and time sources only queue work and wake it.
 //
 // Steady timers sit in a heap on the monotonic clock; system and ROS timers
 // sit in heaps on their own clocks, so a spin costs nothing for timers that
@@ -98,7 +102,6 @@ type Executor struct {
 	panicPolicy PanicPolicy
 	onPanic     func(*CallbackPanicError)
 	log         *slog.Logger
-	noInline    bool
 	epochClock  atomic.Pointer[func() int64]
 	loop        *exec.Loop
 	// jumps are the registries of the contexts whose jumps this executor
@@ -119,7 +122,7 @@ func NewExecutor(opts ...ExecutorOption) *Executor {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
-	e.loop = exec.New(exec.Options{Sources: e.ctx.src, Report: e.report, BeforeFire: e.deliverJumps, InlineClock: !e.noInline})
+	e.loop = exec.New(exec.Options{Sources: e.ctx.src, Report: e.report, BeforeFire: e.deliverJumps})
 	e.deliverJumpsOf(e.ctx)
 	return e
 }
@@ -142,13 +145,18 @@ func (e *Executor) deliverJumpsOf(ctx *Context) {
 	ctx.jumps.addLoop(e.loop)
 }
 
-// deliverJumps runs in every pass, before timers fire.
-func (e *Executor) deliverJumps() {
+// deliverJumps runs in every pass, before timers fire. It returns the
+// first stopping error of a panicking handler, for the pass to return.
+func (e *Executor) deliverJumps() error {
+	var err error
 	if p := e.jumps.Load(); p != nil {
 		for _, r := range *p {
-			r.deliver(e)
+			if rerr := r.deliver(e); rerr != nil && err == nil {
+				err = rerr
+			}
 		}
 	}
+	return err
 }
 
 // report converts and reports a recovered panic; under PanicStop it returns
@@ -195,7 +203,7 @@ func (e *Executor) RegisterTimerOnClock(period time.Duration, src TimerClockSour
 		return nil, err
 	}
 	if err := e.loop.Add(t.core); err != nil {
-		return nil, err
+		return nil, loopErr(err)
 	}
 	return t, nil
 }
@@ -214,7 +222,7 @@ func (e *Executor) Spin(ctx context.Context) error {
 	if e.loop.Closed() {
 		return ErrExecutorClosed
 	}
-	return e.loop.Spin(ctx)
+	return loopErr(e.loop.Spin(ctx))
 }
 
 // SpinOnce waits up to timeout for a callback to become ready, then runs
@@ -226,7 +234,7 @@ func (e *Executor) SpinOnce(timeout time.Duration) error {
 	if e.loop.Closed() {
 		return ErrExecutorClosed
 	}
-	return e.loop.SpinOnce(timeout)
+	return loopErr(e.loop.SpinOnce(timeout))
 }
 
 // SpinSome runs every callback that is ready now, each at most once,
@@ -236,7 +244,8 @@ func (e *Executor) SpinSome() (int, error) {
 	if e.loop.Closed() {
 		return 0, ErrExecutorClosed
 	}
-	return e.loop.SpinSome()
+	n, err := e.loop.SpinSome()
+	return n, loopErr(err)
 }
 
 // Close stops the executor: Spin returns, no callback starts after Close

@@ -23,10 +23,18 @@ import (
 // system time, which is rarely what a node set up for simulation wants.
 const ClockSilenceWarning = 5 * time.Second
 
+// ClockStallWarning is how long (wall time) a /clock subscription that has
+// had samples may go without one before it warns, once per stall, on the
+// logger of the node that installed it; ROS time stands still meanwhile. A
+// paused simulation keeps publishing the same time and does not stall.
+// When samples come back it logs, at level Info, how long the stall lasted
+// and how far ROS time jumped across it.
+const ClockStallWarning = 30 * time.Second
+
 // ClockStats describes the samples the time source of a context has
 // installed: how often they come, how fast simulated time runs against the
 // wall, and how it last jumped. Rates are measured over the last second of
-// wall time (clock.StatsWindow).
+// wall time.
 type ClockStats struct {
 	// Samples counts the samples installed (paused repeats included).
 	Samples uint64
@@ -121,7 +129,15 @@ type clockHealth struct {
 	cs    *clockSubscription
 	log   *slog.Logger
 	got   atomic.Bool
-	timer *time.Timer
+	timer clock.Timer
+
+	// The stall watch (armed by the first sample): last is the steady
+	// time of the latest sample; stalled is set by checkStall when it
+	// warned, and cleared by the sample that resumes.
+	last    atomic.Int64
+	stalled atomic.Bool
+	smu     sync.Mutex
+	stall   clock.Timer // guarded by smu
 
 	mu           sync.Mutex
 	incompatible map[string]string // remote GID (hex) -> policy, from the transport's events
@@ -138,16 +154,71 @@ func (c *Context) watchClock(cs *clockSubscription, node rmw.NodeInfo) (func(rmw
 	if h.log == nil {
 		h.log = c.logger(loggerName(node.Namespace, node.Name))
 	}
-	h.timer = time.AfterFunc(ClockSilenceWarning, h.check)
+	h.timer = c.src.AfterFunc(ClockSilenceWarning, h.check)
 	return h.deliver, rmw.EndpointOptions{OnEvent: h.onEvent, TypeHash: messageTypeHash(&rosgraph_msgs.Clock{})}
 }
 
 func (h *clockHealth) deliver(s rmw.Sample) {
-	if !h.got.Load() {
-		h.got.Store(true)
+	now := int64(h.ctx.src.Steady())
+	prev := h.last.Swap(now)
+	if !h.got.Load() && h.got.CompareAndSwap(false, true) {
 		h.timer.Stop()
+		h.cs.deliver(s)
+		h.armStall(ClockStallWarning)
+		return
+	}
+	if h.stalled.Load() && h.stalled.CompareAndSwap(true, false) {
+		h.resume(s, time.Duration(now-prev))
+		return
 	}
 	h.cs.deliver(s)
+}
+
+// armStall makes checkStall run after d.
+func (h *clockHealth) armStall(d time.Duration) {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	if h.stall == nil {
+		h.stall = h.ctx.src.AfterFunc(d, h.checkStall)
+	} else {
+		h.stall.Reset(d)
+	}
+}
+
+// current reports whether the subscription is still the context's.
+func (h *clockHealth) current() (rmw.Subscription, bool) {
+	c := h.ctx
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok := !c.closed.Load() && c.clockSubs[h.cs.topic] == h.cs && h.cs.sub != nil
+	return h.cs.sub, ok
+}
+
+// checkStall runs ClockStallWarning after the latest sample it knew of: it
+// warns if no sample came since, and otherwise looks again
+// ClockStallWarning after the latest one.
+func (h *clockHealth) checkStall() {
+	if _, ok := h.current(); !ok {
+		return
+	}
+	age := time.Duration(int64(h.ctx.src.Steady()) - h.last.Load())
+	if age < ClockStallWarning {
+		h.armStall(ClockStallWarning - age)
+		return
+	}
+	h.stalled.Store(true)
+	h.log.Warn(fmt.Sprintf("no sample on %s for %v: ROS time stands still at %v until one arrives",
+		h.cs.topic, ClockStallWarning, time.Duration(h.ctx.ov.Now())))
+}
+
+// resume installs the sample that ends a stall and says so.
+func (h *clockHealth) resume(s rmw.Sample, stalledFor time.Duration) {
+	before := int64(h.ctx.ov.Now())
+	h.cs.deliver(s)
+	after := int64(h.ctx.ov.Now())
+	h.log.Info(fmt.Sprintf("%s resumed after %v without a sample; ROS time jumped %v (from %v to %v)",
+		h.cs.topic, stalledFor, time.Duration(after-before), time.Duration(before), time.Duration(after)))
+	h.armStall(ClockStallWarning)
 }
 
 func (h *clockHealth) onEvent(ev rmw.Event) {
@@ -183,11 +254,8 @@ func (h *clockHealth) check() {
 		return
 	}
 	c := h.ctx
-	c.mu.Lock()
-	current := !c.closed.Load() && c.clockSubs[h.cs.topic] == h.cs
-	sub := h.cs.sub
-	c.mu.Unlock()
-	if !current || sub == nil {
+	sub, current := h.current()
+	if !current {
 		return // released, failed or shut down meanwhile
 	}
 	h.mu.Lock()

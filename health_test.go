@@ -114,7 +114,7 @@ func TestClockSilenceQuietWhenASampleCame(t *testing.T) {
 		gz := rawClockPublisher(t, tr, "gazebo", QoS{Reliability: rmw.Reliable, Durability: rmw.TransientLocal, History: rmw.KeepLast, Depth: 1})
 		time.Sleep(time.Second)
 		publishClock(t, gz, 42)
-		time.Sleep(time.Minute) // then it pauses, or stops: no warning
+		time.Sleep(ClockStallWarning - time.Nanosecond) // then it stops, but not for 30 s: no warning
 		synctest.Wait()
 		if w := logs.warnings(); len(w) != 0 {
 			t.Fatalf("warned although a sample came: %q", w)
@@ -217,6 +217,67 @@ func hexOf(b []byte) string {
 		out = append(out, digits[c>>4], digits[c&15])
 	}
 	return string(out)
+}
+
+// A /clock that stalls for 30 s warns once per stall, and says when it
+// resumes and how far it jumped (#19 item 8). A paused simulation (samples
+// repeating one time) is no stall.
+func TestClockStallWarnsOncePerStall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := intra.New()
+		_, logs := simNode(t, tr, nil)
+		gz := rawClockPublisher(t, tr, "gazebo", ClockQoS())
+		lines := func() []string {
+			logs.mu.Lock()
+			defer logs.mu.Unlock()
+			var out []string
+			for _, l := range strings.Split(logs.b.String(), "\n") {
+				if strings.Contains(l, "/clock") {
+					out = append(out, l)
+				}
+			}
+			return out
+		}
+		// Paused at 10 s for a minute: a sample every second.
+		for range 60 {
+			publishClock(t, gz, 10)
+			time.Sleep(time.Second)
+		}
+		synctest.Wait()
+		if l := lines(); len(l) != 0 {
+			t.Fatalf("logged while paused: %q", l)
+		}
+		// Then silence: one warning at 30 s, none after.
+		time.Sleep(ClockStallWarning - time.Second - time.Nanosecond)
+		synctest.Wait()
+		if l := lines(); len(l) != 0 {
+			t.Fatalf("logged before the stall lasted 30 s: %q", l)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		w := logs.warnings()
+		if len(w) != 1 || !strings.Contains(w[0], "no sample on /clock for 30s") || !strings.Contains(w[0], "[sim_node]") {
+			t.Fatalf("warnings at the stall: %q", w)
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if l := lines(); len(l) != 1 {
+			t.Fatalf("%d lines after a longer stall, want still 1: %q", len(l), l)
+		}
+		// It resumes 150 s later at 70 s: one line saying so.
+		publishClock(t, gz, 70)
+		synctest.Wait()
+		l := lines()
+		if len(l) != 2 || !strings.Contains(l[1], "/clock resumed after 2m30s") || !strings.Contains(l[1], "jumped 1m0s") {
+			t.Fatalf("lines after resuming: %q", l)
+		}
+		// A second stall warns again.
+		time.Sleep(ClockStallWarning)
+		synctest.Wait()
+		if w := logs.warnings(); len(w) != 2 {
+			t.Fatalf("%d warnings after the second stall, want 2: %q", len(w), w)
+		}
+	})
 }
 
 func TestClockSilenceQuietWhenReleased(t *testing.T) {

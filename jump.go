@@ -124,10 +124,9 @@ type jumpRegistry struct {
 //
 // fn runs where the callbacks of an executor of the clock's context run
 // (WithExecutorContext, or one that a node of the context was added to:
-// the spinning goroutine, or the receiving goroutine of an inline /clock
-// pass, see WithInlineClockCallbacks), before the timers that the same
-// sample makes due, and never concurrently with other callbacks of that
-// executor. A panic in fn follows the
+// the goroutine that spins it), before the timers that the same sample
+// makes due, and never concurrently with other callbacks of that executor.
+// A panic in fn follows the
 // executor's panic policy. While no such executor spins, up to 1024 jumps
 // wait for one. Calling OnJump on a system or steady clock is an error.
 func (c *Clock) OnJump(th JumpThreshold, fn func(TimeJump)) (*JumpHandle, error) {
@@ -232,15 +231,15 @@ func (r *jumpRegistry) onChange(ch clock.Change, before, after int64) {
 // executor's goroutine. The barrier on the override first makes sure that
 // every install whose time this pass has read has queued its jump, so that
 // handlers run before the timers the same sample makes due.
-func (r *jumpRegistry) deliver(e *Executor) {
+func (r *jumpRegistry) deliver(e *Executor) (err error) {
 	if !r.active.Load() {
-		return
+		return nil
 	}
 	r.ov.Barrier()
 	r.mu.Lock()
 	if len(r.queue) == 0 {
 		r.mu.Unlock()
-		return
+		return nil
 	}
 	events := r.queue
 	r.queue, r.spare = r.spare[:0], nil
@@ -249,7 +248,9 @@ func (r *jumpRegistry) deliver(e *Executor) {
 	for _, j := range events {
 		for _, h := range handlers {
 			if !h.removed.Load() && h.th.wants(j) {
-				e.runJumpHandler(h, j)
+				if herr := e.runJumpHandler(h, j); herr != nil && err == nil {
+					err = herr
+				}
 			}
 		}
 	}
@@ -258,18 +259,19 @@ func (r *jumpRegistry) deliver(e *Executor) {
 		r.spare = events[:0]
 	}
 	r.mu.Unlock()
+	return err
 }
 
-// runJumpHandler calls one handler under the executor's panic policy.
-func (e *Executor) runJumpHandler(h *JumpHandle, j TimeJump) {
+// runJumpHandler calls one handler under the executor's panic policy and
+// returns the error that stops the pass running it.
+func (e *Executor) runJumpHandler(h *JumpHandle, j TimeJump) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			if err := e.report(exec.PanicReport{Kind: "jump", Name: j.Change.String(), Value: v, Stack: debug.Stack()}); err != nil {
-				e.loop.Raise(err)
-			}
+			err = e.report(exec.PanicReport{Kind: "jump", Name: j.Change.String(), Value: v, Stack: debug.Stack()})
 		}
 	}()
 	h.fn(j)
+	return nil
 }
 
 // JumpsDropped counts the jumps dropped because more than 1024 waited for

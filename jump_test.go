@@ -120,16 +120,26 @@ func TestJumpHandlerPanic(t *testing.T) {
 	ctx := quietContext(WithTransport(intra.New()))
 	e := NewExecutor(WithExecutorContext(ctx), WithPanicPolicy(PanicStop), WithPanicHandler(func(*CallbackPanicError) {}))
 	defer e.Close()
-	if _, err := ctx.Clock().OnJump(JumpThreshold{OnClockChange: true}, func(TimeJump) { panic("boom") }); err != nil {
+	if _, err := ctx.Clock().OnJump(JumpThreshold{OnClockChange: true, MinForward: 1}, func(TimeJump) { panic("boom") }); err != nil {
 		t.Fatal(err)
 	}
-	ctx.AttachTimeSource().Install(TimeFromNanoseconds(sec))
+	src := ctx.AttachTimeSource()
+	src.Install(TimeFromNanoseconds(sec))
+	// The call that ran the handler returns its panic (#19 item 7), as a
+	// panicking timer's does.
 	_, err := e.SpinSome()
-	if err == nil {
-		_, err = e.SpinSome()
-	}
 	var perr *CallbackPanicError
 	if !errors.As(err, &perr) || perr.Kind != "jump" {
-		t.Fatalf("err %v, want the jump handler's panic", err)
+		t.Fatalf("SpinSome: err %v, want the jump handler's panic", err)
+	}
+	if _, err := e.SpinSome(); err != nil {
+		t.Fatalf("the next SpinSome: err %v, want nil", err)
+	}
+	src.Install(TimeFromNanoseconds(2 * sec))
+	if err := e.SpinOnce(0); !errors.As(err, &perr) || perr.Kind != "jump" {
+		t.Fatalf("SpinOnce: err %v, want the jump handler's panic", err)
+	}
+	if err := e.SpinOnce(0); err != nil {
+		t.Fatalf("the next SpinOnce: err %v, want nil", err)
 	}
 }

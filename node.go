@@ -31,6 +31,9 @@ type Node struct {
 	entities []nodeEntity
 	closed   bool
 
+	calls     *userCalls // usercalls.go
+	callsOnce sync.Once
+
 	simMu    sync.Mutex // guards clockSub
 	clockSub *clockSubscription
 }
@@ -317,7 +320,7 @@ func (n *Node) createTimer(ctx *Context, src TimerClockSource, period time.Durat
 	}
 	if e := n.exec; e != nil {
 		if err := e.loop.Add(t.core); err != nil {
-			return nil, err
+			return nil, loopErr(err)
 		}
 	}
 	n.timers = append(n.timers, t)
@@ -416,7 +419,7 @@ func (e *Executor) AddNode(n *Node) error {
 	}
 	for _, t := range n.timers {
 		if err := e.loop.Add(t.core); err != nil {
-			return err
+			return loopErr(err)
 		}
 	}
 	n.exec = e

@@ -595,61 +595,6 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 	}
 }
 
-// A /clock install that makes a ROS timer due while Spin is idle runs the
-// pass on the installing goroutine when it offers to (rmw.Sample.Offload):
-// no hop to the spinning goroutine. SpinOnce and WithInlineClockCallbacks
-// (false) keep every callback on the spinning goroutine.
-func TestInlineClockCallbacks(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		inline bool
-		spin   string
-		want   bool // ran inside the offloaded fn
-	}{
-		{"default, Spin", true, "spin", true},
-		{"off", false, "spin", false},
-		{"SpinOnce", true, "once", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				ctx := quietContext(WithTransport(intra.New()))
-				src := ctx.AttachTimeSource()
-				src.Install(TimeFromNanoseconds(sec))
-				e := NewExecutor(WithExecutorContext(ctx), WithInlineClockCallbacks(tc.inline))
-				defer e.Close()
-				var inOffload atomic.Bool
-				ran := make(chan bool, 10)
-				if _, err := e.RegisterTimerOnClock(100*time.Millisecond, TimerClockRos, func() { ran <- inOffload.Load() }); err != nil {
-					t.Fatal(err)
-				}
-				if tc.spin == "spin" {
-					stop := spinInBackground(t, e)
-					defer stop()
-				} else {
-					go func() {
-						for range 3 {
-							e.SpinOnce(time.Second)
-						}
-					}()
-				}
-				synctest.Wait()
-				offered := 0
-				offload := func(fn func()) bool {
-					offered++
-					go func() { inOffload.Store(true); fn(); inOffload.Store(false) }()
-					return true
-				}
-				src.installOffload(TimeFromNanoseconds(sec+100*ms), offload)
-				synctest.Wait()
-				got := <-ran
-				if got != tc.want {
-					t.Fatalf("callback ran inside the offloaded work: %v, want %v (offered %d)", got, tc.want, offered)
-				}
-			})
-		})
-	}
-}
-
 // Issue 8.1: a nil *Node (NewNode failed) says so instead of a nil-pointer
 // crash: methods panic with ErrNilNode, calls with an error result return it.
 func TestNilNode(t *testing.T) {

@@ -56,7 +56,7 @@ func (cs *clockSubscription) deliver(s rmw.Sample) {
 		return
 	}
 	t := NewTime(m.Clock.Sec, m.Clock.Nanosec)
-	if cs.src.installOffload(t, s.Offload) == clock.Rejected && cs.warned.CompareAndSwap(false, true) {
+	if cs.src.install(t) == clock.Rejected && cs.warned.CompareAndSwap(false, true) {
 		cs.log.Warn("dropped a /clock sample before the epoch (negative time); the clock keeps its value",
 			"topic", cs.topic, "sec", m.Clock.Sec, "nanosec", m.Clock.Nanosec)
 	}

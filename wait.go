@@ -46,7 +46,8 @@ func (clockDeadlineError) Is(target error) bool { return target == context.Deadl
 // ErrTimeSourceChanged when the time source changes under it (see that
 // error) and ctx.Err() when ctx ends first. On a system or steady clock,
 // and on a ROS clock that reads system time (no source, or no sample yet),
-// it waits on a real timer.
+// it waits on a timer of the clock's context (the Go runtime's, unless
+// WithClockTimers gave others).
 func (c *Clock) SleepUntil(ctx context.Context, t Time) error {
 	return c.sleep(ctx, c.begin(), t.ns)
 }
@@ -105,7 +106,8 @@ func (c *Clock) WaitUntilStarted(ctx context.Context) error {
 // time source changes under it (see ErrTimeSourceChanged) it ends with that
 // cause. Its Deadline method reports parent's wall-clock deadline only:
 // simulated time has none. On a system or steady clock, and on a ROS clock
-// that reads system time, a real timer ends it.
+// that reads system time, a timer of the clock's context ends it (see
+// WithClockTimers).
 //
 // Call cancel as soon as the work is done, to release the clock's listener.
 func WithRosDeadline(parent context.Context, clk *Clock, t Time) (context.Context, context.CancelFunc) {
@@ -196,7 +198,7 @@ type clockWait struct {
 	stopped  bool
 	finish   func(error)
 	remove   func()
-	tm       *time.Timer
+	tm       clock.Timer
 }
 
 // startWait begins watching. On a driven ROS clock a listener on the
@@ -255,7 +257,7 @@ func (w *clockWait) arm() {
 		return
 	}
 	if w.tm == nil {
-		w.tm = time.AfterFunc(time.Duration(left), w.arm)
+		w.tm = w.c.ctx.src.AfterFunc(time.Duration(left), w.arm)
 	} else {
 		w.tm.Reset(time.Duration(left))
 	}

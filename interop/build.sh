@@ -208,4 +208,23 @@ fi
 for p in zclockpub zclocksub zchatterpub zchattersub zlivewatch; do
   [ -x "$out/$p" ] || { say "zenoh-pico peers FAILED: $out/$p missing"; exit 1; }
 done
+# This project's own zenoh-pico peers (src/z*.c: a service server, the
+# ping-pong of scripts/bench.sh) on the library the script above built,
+# with its flags and its rmw_zenoh helpers (zros.h, common.h).
+zsrc=$here/../../shared/zenoh/src
+psrc=$here/../../shared/peers/src
+zflags="-std=gnu11 -O2 -Wall -Wno-unused-function -DZENOH_C_STANDARD=11 -DZENOH_LINUX -DZENOH_COMPILER_GCC -I$zsrc -I$psrc -I$out/zpico/include"
+zlibs="$out/zpico/lib/libzenohpico.a -lpthread -ldl -lm"
+for p in zsvcserver; do
+  bin=$out/$p
+  if stale "$bin" "$src/$p.c" "$zsrc/zros.h" "$psrc/common.h" "$out/zpico/lib/libzenohpico.a" "$0"; then
+    # shellcheck disable=SC2086
+    if ! gcc $zflags -o "$bin.tmp" "$src/$p.c" $zlibs; then
+      say "zenoh-pico peer $p FAILED to compile"
+      exit 1
+    fi
+    mv "$bin.tmp" "$bin"
+    built="$built $p"
+  fi
+done
 if [ -n "$built" ]; then say "built$built in $out"; else say "up to date in $out"; fi

@@ -13,6 +13,10 @@ import (
 // 1x, a pause, 2x, a backward jump, 1x, a forward jump, 1x. 5.3 s at 100 Hz.
 const simScript = "start=100;pause 0.3s;play 1x 1s;pause 1s;play 2x 1s;jump -5s;play 1x 1s;jump +10s;play 1x 1s"
 
+// simScriptHalf is simScript and then 2 s at 0.5x (the Zenoh clock tests):
+// 7.3 s at 100 Hz, the timer firing every 200 ms of wall time at the end.
+const simScriptHalf = simScript + ";play 0.5x 2s"
+
 const simPeriod = int64(100 * time.Millisecond)
 
 // TestGoSimTimerFollowsPeerClock runs examples/simtimer (use_sim_time, a
@@ -73,8 +77,15 @@ func playClock(t *testing.T, vendor string, dom, subs int, topic string) []clock
 // and compares its ROS-timer lines with the model.
 func checkSimtimer(t *testing.T, samples []clockSample, p *goProc, catchUp bool) {
 	t.Helper()
+	checkSimtimerScript(t, simScript, samples, p, catchUp)
+}
+
+// checkSimtimerScript is checkSimtimer for samples published by script
+// (simScript or simScriptHalf).
+func checkSimtimerScript(t *testing.T, script string, samples []clockSample, p *goProc, catchUp bool) {
+	t.Helper()
 	want, at := expectFires(samples, simPeriod, catchUp)
-	checkModel(t, want, catchUp)
+	checkModel(t, script, want, catchUp)
 	lastLine := fmt.Sprintf(" %d ", want[len(want)-1].ros)
 	waitFor(3*time.Second, func() bool { return strings.Contains(p.stdout(), lastLine) })
 	if code, err := p.interrupt(5 * time.Second); err != nil || code != 0 {
@@ -100,10 +111,10 @@ func checkSimtimer(t *testing.T, samples []clockSample, p *goProc, catchUp bool)
 	checkPause(t, samples, tl)
 }
 
-// checkModel states the spec's edges in sim times of simScript: the model
-// applied to the published samples (whose values are exact; only their wall
-// instants vary) must give exactly these fires.
-func checkModel(t *testing.T, model []fire, catchUp bool) {
+// checkModel states the spec's edges in sim times of simScript (or
+// simScriptHalf): the model applied to the published samples (whose values
+// are exact; only their wall instants vary) must give exactly these fires.
+func checkModel(t *testing.T, script string, model []fire, catchUp bool) {
 	t.Helper()
 	const s, ms = int64(time.Second), int64(time.Millisecond)
 	grid := func(from, to int64) []fire { // fires every 100 ms in [from, to]
@@ -127,6 +138,13 @@ func checkModel(t *testing.T, model []fire, catchUp bool) {
 	for _, f := range grid(109*s+100*ms, 109*s+900*ms) { // the grid is kept after the jump
 		want = append(want, fire{f.ros, 100})
 	}
+	if script == simScriptHalf {
+		for _, f := range grid(110*s, 110*s+900*ms) { // play 0.5x 2s: 10 fires in 2 s
+			want = append(want, fire{f.ros, 100})
+		}
+	} else if script != simScript {
+		t.Fatalf("checkModel: no model for script %q", script)
+	}
 	if fmt.Sprint(model) != fmt.Sprint(want) {
 		t.Fatalf("catch_up=%v: the model of the published samples: %s", catchUp, fireDiff(want, model))
 	}
@@ -148,11 +166,22 @@ func checkPause(t *testing.T, samples []clockSample, tl timerLines) {
 			pauseTo = samples[i].wall
 		}
 	}
-	rosIn, wallIn := 0, 0
-	for _, w := range tl.rosWall {
+	// The deadline 101.0 falls due on the first pause sample; on a loaded
+	// machine its one activation may run after the second (it still reads
+	// 101.0, and the fire counts are checked against the model apart): that
+	// one is not a fire in the pause.
+	rosIn, wallIn, late := 0, 0, 0
+	for i, w := range tl.rosWall {
 		if w > pauseFrom && w < pauseTo {
+			if tl.ros[i].ros == 101*s && late == 0 {
+				late++
+				continue
+			}
 			rosIn++
 		}
+	}
+	if late > 0 {
+		t.Logf("the activation for 101.0 ran after the pause had begun (a late callback)")
 	}
 	for _, w := range tl.wall {
 		if w > pauseFrom && w < pauseTo {

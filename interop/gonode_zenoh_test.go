@@ -5,7 +5,9 @@ package interop
 // side listening, the other connecting, both ways), and Go to Go.
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/msg/std_srvs"
+	"github.com/nros-go/nros/rmw/zenoh"
+	"github.com/nros-go/nros/rmw/zenoh/config"
 	"github.com/nros-go/nros/rmw/zenoh/ros"
 )
 
@@ -121,7 +127,8 @@ func tailText(s string, n int) string {
 
 // TestZenohPicoClockToSimtimer: a zenoh-pico /clock publisher (shaped like
 // nano-ros's) drives examples/simtimer on rmw_zenoh's wire through pause,
-// 2x, both jumps and 1x (simScript, as the DDS clock tests), peer to peer, the pico listening and the Go
+// 2x, both jumps, 1x and 0.5x (simScriptHalf: the DDS clock tests' script
+// and 0.5x), peer to peer with no router, the pico listening and the Go
 // node connecting, and the reverse; skip and catch_up; the ROS timer
 // matches the model of the samples pico published, as on DDS.
 func TestZenohPicoClockToSimtimer(t *testing.T) {
@@ -138,7 +145,7 @@ func TestZenohPicoClockToSimtimer(t *testing.T) {
 					policy = "catch_up"
 				}
 				var env []string
-				pubArgs := []string{"--mode", "peer", "--domain", "0", "--script", simScript, "--hz", "100",
+				pubArgs := []string{"--mode", "peer", "--domain", "0", "--script", simScriptHalf, "--hz", "100",
 					"--wait-subs", "1", "--wait-timeout", "30", "--settle", "0.5", "--open-timeout", "20"}
 				if dir == "pico-listens" {
 					env = zenohEnv("", ep)
@@ -157,16 +164,87 @@ func TestZenohPicoClockToSimtimer(t *testing.T) {
 					waitRunning(t, st) // the Go node listens
 					pub = Start(t, "zclockpub", pubArgs...)
 				}
-				if code, err := pub.Wait(40 * time.Second); err != nil || code != 0 {
-					t.Fatalf("zclockpub: exit %d, %v\n%s", code, err, pub.Stderr())
-				}
-				samples := parseClockpub(t, pub.Lines())
-				if len(samples) != 530 {
-					t.Fatalf("zclockpub published %d samples, want 530", len(samples))
-				}
-				checkSimtimer(t, samples, st, catchUp)
+				checkPicoClock(t, pub, st, catchUp)
 			})
 		}
+	}
+}
+
+// checkPicoClock waits for zclockpub (playing simScriptHalf) to finish and
+// checks simtimer's ROS timer against the model of what it published.
+func checkPicoClock(t *testing.T, pub *Proc, st *goProc, catchUp bool) {
+	t.Helper()
+	if code, err := pub.Wait(45 * time.Second); err != nil || code != 0 {
+		t.Fatalf("zclockpub: exit %d, %v\n%s", code, err, pub.Stderr())
+	}
+	samples := parseClockpub(t, pub.Lines())
+	if len(samples) != 730 {
+		t.Fatalf("zclockpub published %d samples, want 730", len(samples))
+	}
+	checkSimtimerScript(t, simScriptHalf, samples, st, catchUp)
+}
+
+// zenohDefaultEnv is the environment of a Go program that selects Zenoh
+// as a ROS 2 user does, RMW_IMPLEMENTATION=rmw_zenoh_cpp and nothing else:
+// rmw_zenoh's default configuration (peer mode, connect tcp/localhost:7447,
+// listen tcp/localhost:0, no multicast scouting, the router check).
+func zenohDefaultEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		keep := true
+		for _, drop := range []string{"NROS_TRANSPORT=", "ROS_DOMAIN_ID=", "RMW_IMPLEMENTATION=", "ZENOH_"} {
+			keep = keep && !strings.HasPrefix(kv, drop)
+		}
+		if keep {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "RMW_IMPLEMENTATION=rmw_zenoh_cpp")
+}
+
+// startZenohd runs `nros zenohd` with its default listener
+// (tcp/127.0.0.1:7447: the port rmw_zenoh's default configuration
+// connects to; the test's namespace is its own) and waits until it is up.
+func startZenohd(t *testing.T, args ...string) *goProc {
+	t.Helper()
+	zd := startNros(t, 0, append([]string{"zenohd"}, args...)...)
+	if !waitFor(15*time.Second, func() bool { return strings.Contains(zd.stderr(), `msg="zenoh router up"`) }) {
+		t.Fatalf("nros zenohd did not start: %s", zd.stderr())
+	}
+	return zd
+}
+
+// TestZenohdPicoClientClockToSimtimer: nano-ros's arrangement. A zenoh-pico
+// /clock publisher in client mode -> `nros zenohd` -> examples/simtimer
+// with RMW_IMPLEMENTATION=rmw_zenoh_cpp, use_sim_time true and rmw_zenoh's
+// default configuration (no ZENOH_* variable: a peer that finds the router
+// on tcp/localhost:7447). The ROS timer follows the clock through pause,
+// 2x, both jumps, 1x and 0.5x, skip and catch_up, as the model of the
+// published samples says (as on DDS).
+func TestZenohdPicoClientClockToSimtimer(t *testing.T) {
+	RequireZenohPeers(t)
+	simtimerBinary(t)
+	for _, catchUp := range []bool{false, true} {
+		t.Run(fmt.Sprintf("catch_up=%v", catchUp), func(t *testing.T) {
+			zd := startZenohd(t)
+			policy := "skip"
+			if catchUp {
+				policy = "catch_up"
+			}
+			st := startGoZenoh(t, exampleBinary(t, "simtimer"), zenohDefaultEnv(), "--ros-args", "-p", "use_sim_time:=true",
+				"-p", "overrun:="+policy, "-p", "duration_s:=60")
+			waitRunning(t, st)
+			pub := Start(t, "zclockpub", "--mode", "client", "--connect", "tcp/127.0.0.1:7447", "--domain", "0",
+				"--script", simScriptHalf, "--hz", "100", "--wait-subs", "1", "--wait-timeout", "30", "--settle", "0.5",
+				"--open-timeout", "20")
+			checkPicoClock(t, pub, st, catchUp)
+			if strings.Contains(st.stderr(), "Unable to connect to a Zenoh router") {
+				t.Errorf("simtimer warned that no router answered although nros zenohd ran:\n%s", st.stderr())
+			}
+			if n := strings.Count(zd.stderr(), `msg="face up"`); n < 2 {
+				t.Errorf("the router saw %d faces, want the pico client and the Go peer:\n%s", n, zd.stderr())
+			}
+		})
 	}
 }
 
@@ -321,5 +399,111 @@ func TestZenohParamSetTurnsSimTimeOn(t *testing.T) {
 	tl := parseSimtimer(t, st.stdout())
 	if len(tl.ros) < 8 || tl.ros[0].ros != 500*int64(time.Second)+100*int64(time.Millisecond) {
 		t.Fatalf("ROS timer on the pico clock: %v", tl.ros)
+	}
+}
+
+// newZenohGoNode starts a Go node on Zenoh in this process: a peer that
+// listens on listen and connects to connect (loopback endpoints, either
+// may be ""), no router check.
+func newZenohGoNode(t *testing.T, name, listen, connect string) *goNode {
+	t.Helper()
+	RequireNamespace(t)
+	zc := config.Default()
+	eps := func(s string) []config.Endpoint {
+		if s == "" {
+			return []config.Endpoint{}
+		}
+		e, err := config.ParseEndpoint(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []config.Endpoint{e}
+	}
+	zc.Listen.Endpoints, zc.Connect.Endpoints = config.Unique(eps(listen)), config.Unique(eps(connect))
+	tr, err := zenoh.New(zenoh.Config{Zenoh: zc, Warnf: t.Logf})
+	if err != nil {
+		t.Fatalf("zenoh.New: %v", err)
+	}
+	g := &goNode{ztr: tr, ctx: nros.NewContext(nros.WithTransport(tr), nros.WithLogOutput(io.Discard))}
+	if g.node, err = nros.NewNode(name, nros.WithContext(g.ctx), nros.WithoutGlobalArguments()); err != nil {
+		tr.Close()
+		t.Fatalf("NewNode: %v", err)
+	}
+	t.Cleanup(g.close)
+	return g
+}
+
+var picoRequest = regexp.MustCompile(`^request seq=(\d+) ts=(\d+) gid=([0-9a-f]{32}) att=33 data=([01]) dup=0$`)
+
+// TestZenohGoClientToPicoServer: a zenoh-pico queryable shaped as
+// rmw_zenoh's service server (zsvcserver: std_srvs/SetBool, SS token)
+// answers a Go client: the client finds the server in the graph by its
+// token, each request carries the client's sequence number (1, 2, 3) and
+// gid in its attachment, and the replies, which carry them back, reach the
+// calls they answer. Both directions of the connection.
+func TestZenohGoClientToPicoServer(t *testing.T) {
+	RequireZenohPeers(t)
+	for _, dir := range []string{"pico-listens", "go-listens"} {
+		t.Run(dir, func(t *testing.T) {
+			ep := LoopbackTCP(FreeTCPPort(t))
+			args := []string{"--mode", "peer", "--domain", "0", "--service", "/set_flag", "--count", "3", "--timeout", "40",
+				"--label", "pico"}
+			var srv *Proc
+			var g *goNode
+			if dir == "pico-listens" {
+				srv = Start(t, "zsvcserver", append(args, "--listen", ep)...)
+				g = newZenohGoNode(t, "go_client", "", ep)
+			} else {
+				g = newZenohGoNode(t, "go_client", ep, "")
+				srv = Start(t, "zsvcserver", append(args, "--connect", ep)...)
+			}
+			cl, err := nros.NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "set_flag")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if err := cl.WaitForService(ctx); err != nil {
+				t.Fatalf("the pico server never appeared in the graph: %v", err)
+			}
+			for i := 1; i <= 3; i++ {
+				resp, err := cl.Call(ctx, &std_srvs.SetBool_Request{Data: i%2 == 1})
+				if err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+				want := fmt.Sprintf("pico %v", i%2 == 1)
+				if resp.Success != (i%2 == 1) || resp.Message != want {
+					t.Fatalf("call %d: %+v, want message %q", i, resp, want)
+				}
+			}
+			if code, err := srv.Wait(20 * time.Second); err != nil || code != 0 {
+				t.Fatalf("zsvcserver: exit %d, %v\n%s", code, err, srv.Stderr())
+			}
+			var gid string
+			n := 0
+			for _, l := range srv.Lines() {
+				if strings.HasPrefix(l, "summary ") {
+					if l != "summary answered=3 dropped=0" {
+						t.Fatalf("zsvcserver: %s", l)
+					}
+					continue
+				}
+				m := picoRequest.FindStringSubmatch(l)
+				if m == nil {
+					t.Fatalf("zsvcserver saw %q", l)
+				}
+				n++
+				if m[1] != fmt.Sprint(n) || m[4] != map[bool]string{true: "1", false: "0"}[n%2 == 1] {
+					t.Fatalf("request %d: %q", n, l)
+				}
+				if gid != "" && m[3] != gid {
+					t.Fatalf("two client gids: %s %s", gid, m[3])
+				}
+				gid = m[3]
+			}
+			if n != 3 {
+				t.Fatalf("zsvcserver saw %d requests:\n%s", n, strings.Join(srv.Lines(), "\n"))
+			}
+		})
 	}
 }

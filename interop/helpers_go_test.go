@@ -22,12 +22,14 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/zenoh"
 )
 
 // goNode is a Go participant of the domain (one rtps.Transport), one
 // context on it, one node and, once spin is called, an executor.
 type goNode struct {
 	tr   *rtps.Transport
+	ztr  *zenoh.Transport // instead of tr: a node on Zenoh (newZenohGoNode)
 	ctx  *nros.Context
 	node *nros.Node
 	stop func()
@@ -65,7 +67,7 @@ func (g *goNode) spin() {
 // close stops the executor and closes node, context and transport, in that
 // order. Idempotent.
 func (g *goNode) close() {
-	if g.tr == nil {
+	if g.tr == nil && g.ztr == nil {
 		return
 	}
 	if g.stop != nil {
@@ -73,8 +75,12 @@ func (g *goNode) close() {
 	}
 	g.node.Close()
 	g.ctx.Shutdown()
-	g.tr.Close()
-	g.tr = nil
+	if g.tr != nil {
+		g.tr.Close()
+	} else {
+		g.ztr.Close()
+	}
+	g.tr, g.ztr = nil, nil
 }
 
 // waitFor polls cond every 10 ms until it holds or timeout passes.
@@ -149,6 +155,12 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // environment so that it uses DDS.
 func startSimtimer(t testing.TB, dom int, rosArgs ...string) *goProc {
 	t.Helper()
+	return startSimtimerEnv(t, dom, nil, rosArgs...)
+}
+
+// startSimtimerEnv is startSimtimer with more environment ("K=V").
+func startSimtimerEnv(t testing.TB, dom int, extraEnv []string, rosArgs ...string) *goProc {
+	t.Helper()
 	RequireNamespace(t)
 	bin := simtimerBinary(t)
 	p := &goProc{done: make(chan struct{})}
@@ -159,7 +171,7 @@ func startSimtimer(t testing.TB, dom int, rosArgs ...string) *goProc {
 			env = append(env, kv)
 		}
 	}
-	p.cmd.Env = append(env, "ROS_DOMAIN_ID="+strconv.Itoa(dom))
+	p.cmd.Env = append(append(env, "ROS_DOMAIN_ID="+strconv.Itoa(dom)), extraEnv...)
 	p.cmd.Stdout = lockedWriter{&p.mu, &p.out}
 	p.cmd.Stderr = lockedWriter{&p.mu, &p.errb}
 	if err := p.cmd.Start(); err != nil {

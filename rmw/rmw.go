@@ -149,15 +149,6 @@ type Sample struct {
 	SourceTimestamp int64
 	// PublisherGID identifies the writer (a DDS GUID, zero-padded).
 	PublisherGID [16]byte
-	// Offload, when not nil, lets deliver hand the transport fn to run on
-	// the goroutine that received the sample, once the current hand-out of
-	// callbacks is over and after another goroutine has taken over that
-	// goroutine's duties: fn may then run long, or block, without holding
-	// up the transport. It reports whether fn was taken (at most one fn
-	// per received datagram). Transports that cannot offer it leave it nil.
-	// It is how a /clock sample runs the ROS timers it makes due without a
-	// hop to another goroutine.
-	Offload func(fn func()) bool
 }
 
 // Event reports something that happened to an endpoint outside the data flow.

@@ -32,9 +32,11 @@
 // Sim (a SleepFor on ROS time inside a callback would wait for a step that
 // the blocked test cannot take). Waits on ROS time (Clock.SleepFor from a
 // goroutine of the test's own, nros.WithRosTimeout) follow the steps: each
-// step's install wakes them. Waits on the system and steady clocks, and the
-// 5 s no-/clock warning, run on real timers and do not follow the Sim's
-// wall time.
+// step's install wakes them. Every other wait of the context runs on the
+// Sim's wall time (nros.WithClockTimers): waits on the system and steady
+// clocks, the executor's own sleeps and the clock-health warnings (5 s
+// without a first /clock sample, 30 s of stall) fire on the step whose
+// wall time reaches them.
 package simtest
 
 import (
@@ -46,6 +48,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/internal/clock"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"
@@ -142,6 +145,8 @@ type Sim struct {
 
 	pubs map[string]any // topic -> *nros.Publisher[T]
 
+	timers *clock.ManualTimers // every wait of the context, on steadyNow
+
 	played []*played // Play's
 }
 
@@ -165,8 +170,10 @@ func New(t TB, opts ...Option) *Sim {
 	}
 	s := &Sim{t: t, cfg: cfg, sim: int64(cfg.start), rate: cfg.rate, pubs: map[string]any{}}
 	s.tr = intra.New(intra.WithNow(s.systemNow))
+	s.timers = clock.NewManualTimers(s.steadyNow)
 	s.ctx = nros.NewContext(nros.WithTransport(s.tr), nros.WithLogOutput(cfg.logs),
-		nros.WithClockSources(s.steadyNow, s.systemNow))
+		nros.WithClockSources(s.steadyNow, s.systemNow),
+		nros.WithClockTimers(func(d time.Duration, f func()) func() bool { return s.timers.AfterFunc(d, f).Stop }))
 	s.exec = nros.NewExecutor(nros.WithExecutorContext(s.ctx), nros.WithPanicPolicy(nros.PanicStop))
 	var err error
 	if s.aux, err = nros.NewNode("simtest", nros.WithContext(s.ctx)); err != nil {
@@ -277,6 +284,7 @@ func (s *Sim) Advance(d time.Duration) {
 			s.sim += int64(math.Round(float64(step) * s.rate))
 		}
 		s.mu.Unlock()
+		s.timers.Fire()
 		s.publishClock()
 		s.playDue()
 		s.RunUntilIdle()

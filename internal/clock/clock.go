@@ -38,6 +38,9 @@ type RosTime int64
 type Sources struct {
 	Steady func() SteadyTime
 	System func() SystemTime
+	// Timer starts the timers of every wait on these clocks (see
+	// timer.go); nil means the Go runtime's.
+	Timer TimerFunc
 }
 
 var steadyBase = time.Now()
@@ -145,10 +148,6 @@ type Waiter struct {
 	Deadline atomic.Int64
 	// C receives a token when ROS time reaches Deadline or a restart happens.
 	C chan struct{}
-	// Fn, when set, is called instead of sending on C, on the installing
-	// goroutine with no lock held, with the installer's offload function
-	// (see InstallOffload; nil when it has none). It must not block.
-	Fn func(offload func(func()) bool)
 }
 
 // NewWaiter returns a waiter with no deadline that signals on c (a
@@ -163,16 +162,15 @@ func NewWaiter(c chan struct{}) *Waiter {
 }
 
 // Wake signals the waiter without blocking.
-func (w *Waiter) Wake() { w.wake(nil) }
+func (w *Waiter) Wake() { w.signal() }
 
-func (w *Waiter) wake(offload func(func()) bool) {
-	if w.Fn != nil {
-		w.Fn(offload)
-		return
-	}
+// signal sends the token and reports whether this call sent it.
+func (w *Waiter) signal() bool {
 	select {
 	case w.C <- struct{}{}:
+		return true
 	default:
+		return false
 	}
 }
 
@@ -318,12 +316,10 @@ func (o *Override) Sources() int {
 // Install sets the ROS time to ns, as a /clock sample does, and returns how
 // it classifies. With no source attached the sample is ignored; a negative
 // sample is rejected (and counted) and changes nothing.
-func (o *Override) Install(ns RosTime) Change { return o.InstallOffload(ns, nil) }
-
-// InstallOffload is Install from a goroutine that can run work handed to it
-// once it is done installing (rmw.Sample.Offload): the waiters the sample
-// wakes may hand it the due callbacks instead of waking another goroutine.
-func (o *Override) InstallOffload(ns RosTime, offload func(func()) bool) Change {
+//
+// It only signals: the waiters it wakes (executors, sleepers) run what the
+// new time makes due on their own goroutines, never on the installer's.
+func (o *Override) Install(ns RosTime) Change {
 	o.mu.Lock()
 	if o.sources == 0 {
 		o.mu.Unlock()
@@ -364,7 +360,13 @@ func (o *Override) InstallOffload(ns RosTime, offload func(func()) bool) Change 
 	o.seq.Add(1)
 	o.notifyLocked(ch, int64(prevNow), int64(ns))
 	o.mu.Unlock()
-	o.wake(ch != Forward, ns, offload)
+	if o.wake(ch != Forward, ns) {
+		// Hand the processor to the executor just woken (it is the next
+		// goroutine to run here): the callback runs now, on the
+		// executor's goroutine, rather than after the installer has
+		// finished its own work or another processor has stolen it.
+		runtime.Gosched()
+	}
 	return ch
 }
 
@@ -391,7 +393,7 @@ func (o *Override) Clear() {
 	o.seq.Add(1)
 	o.notifyLocked(Cleared, prev, int64(at))
 	o.mu.Unlock()
-	o.wake(true, at, nil)
+	o.wake(true, at)
 }
 
 // Barrier returns once every install or clear that was under way when it
@@ -458,10 +460,11 @@ func (o *Override) notifyLocked(ch Change, before, after int64) {
 	}
 }
 
-func (o *Override) wake(all bool, now RosTime, offload func(func()) bool) {
+func (o *Override) wake(all bool, now RosTime) (woke bool) {
 	for _, w := range *o.waiters.Load() {
 		if all || int64(now) >= w.Deadline.Load() {
-			w.wake(offload)
+			woke = w.signal() || woke
 		}
 	}
+	return woke
 }

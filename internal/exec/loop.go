@@ -70,20 +70,17 @@ type Options struct {
 	Report func(PanicReport) error
 	// BeforeFire, if set, runs in every pass after the clocks are read and
 	// before any timer fires, on the goroutine running the pass with no
-	// lock held (jump handlers run there).
-	BeforeFire func()
-	// InlineClock lets an install that makes a ROS timer due while Spin is
-	// idle run the pass on the installing goroutine, when the installer
-	// can spare it (clock.Override.InstallOffload): no hop to the spinning
-	// goroutine. Callbacks still never run concurrently.
-	InlineClock bool
+	// lock held (jump handlers run there). A non-nil result (a handler's
+	// panic under a stopping policy) is what that pass returns, after its
+	// due timers and ready work ran, as a panicking timer's would be.
+	BeforeFire func() error
 }
 
 // Loop is one executor.
 type Loop struct {
 	src        clock.Sources
 	report     func(PanicReport) error
-	beforeFire func()
+	beforeFire func() error
 
 	mu      sync.Mutex
 	domains []*domain
@@ -98,15 +95,13 @@ type Loop struct {
 	// in a testing/synctest bubble).
 	token    chan struct{}
 	spinning atomic.Bool
-	parked   atomic.Bool // Spin is waiting (not SpinOnce/SpinSome)
-	inline   bool
 
 	// Scratch reused by passes (run token holder only).
 	due []*Timer
 	run []Entity
 
-	waitTimer *time.Timer // the spinning goroutine only
-	passes    atomic.Uint64
+	alarm  *clock.Alarm // signals wake; the spinning goroutine only
+	passes atomic.Uint64
 }
 
 type domainKey struct {
@@ -133,8 +128,10 @@ func New(o Options) *Loop {
 	if o.Report == nil {
 		o.Report = func(PanicReport) error { return nil }
 	}
-	return &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, inline: o.InlineClock, byKey: map[domainKey]*domain{},
+	l := &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, byKey: map[domainKey]*domain{},
 		wake: make(chan struct{}, 1), token: make(chan struct{}, 1)}
+	l.alarm = o.Sources.NewAlarm(l.wake)
+	return l
 }
 
 // Sources returns the clocks the loop reads.
@@ -185,9 +182,6 @@ func (l *Loop) domainLocked(c *Clock) *domain {
 		d = &domain{clk: *c, last: math.MinInt64}
 		if c.Kind == Ros {
 			d.waiter = clock.NewWaiter(l.wake)
-			if l.inline {
-				d.waiter.Fn = l.rosDue
-			}
 			c.Ov.AddWaiter(d.waiter)
 			d.epoch = c.Ov.Snapshot().Epoch
 		}
@@ -333,43 +327,9 @@ func (l *Loop) Spin(ctx context.Context) error {
 		case w.again:
 			continue
 		}
-		l.parked.Store(true)
-		ok := l.wait(ctx.Done(), w.d)
-		l.parked.Store(false)
-		if !ok {
+		if !l.wait(ctx.Done(), w.d) {
 			return nil
 		}
-	}
-}
-
-// rosDue runs on the installing goroutine when ROS time reached one of the
-// loop's deadlines or restarted. While Spin is idle and the installer can
-// spare its goroutine, the pass runs there (runInline); otherwise the
-// spinner is woken.
-func (l *Loop) rosDue(offload func(func()) bool) {
-	if offload != nil && l.parked.Load() && offload(l.runInline) {
-		return
-	}
-	l.Wake()
-}
-
-// runInline runs one pass on a goroutine that an install offloaded to,
-// holding the run token like any pass, and leaves the rest to the spinner.
-func (l *Loop) runInline() {
-	select {
-	case l.token <- struct{}{}:
-	default:
-		l.Wake() // a pass is running: the spinner will see the new time
-		return
-	}
-	_, w := l.pass()
-	<-l.token
-	switch {
-	case w.err == ErrClosed:
-	case w.err != nil:
-		l.Raise(w.err)
-	case w.again:
-		l.Wake()
 	}
 }
 
@@ -380,7 +340,7 @@ func (l *Loop) SpinOnce(timeout time.Duration) error {
 		return ErrAlreadySpinning
 	}
 	defer l.spinning.Store(false)
-	deadline := time.Now().Add(timeout)
+	deadline := int64(l.src.Steady()) + int64(timeout)
 	for {
 		n, w := l.runPass()
 		if w.err == ErrClosed {
@@ -389,7 +349,7 @@ func (l *Loop) SpinOnce(timeout time.Duration) error {
 		if w.err != nil || n > 0 {
 			return w.err
 		}
-		left := time.Until(deadline)
+		left := time.Duration(deadline - int64(l.src.Steady()))
 		if left <= 0 {
 			return nil
 		}
@@ -453,11 +413,11 @@ func (l *Loop) pass() (int, waitResult) {
 	l.ready = l.ready[:0]
 	l.mu.Unlock()
 
-	if l.beforeFire != nil {
-		l.beforeFire()
-	}
 	n := 0
 	var err error
+	if l.beforeFire != nil {
+		err = l.beforeFire()
+	}
 	for _, t := range due {
 		if !l.fire(t) {
 			continue
@@ -666,21 +626,17 @@ func sat(a, b int64) int64 {
 
 // wait blocks until a wake-up, d elapses (d < 0: no limit) or done closes.
 // It reports false when done closed.
+//
+// The timer is the sources' (clock.Alarm), so a harness that owns wall
+// time steps it; it signals the wake channel, and a stale signal only
+// costs an extra pass.
 func (l *Loop) wait(done <-chan struct{}, d time.Duration) bool {
-	var tc <-chan time.Time
 	if d >= 0 {
-		if l.waitTimer == nil {
-			l.waitTimer = time.NewTimer(d)
-		} else {
-			l.waitTimer.Reset(d)
-		}
-		tc = l.waitTimer.C
-		defer l.waitTimer.Stop()
+		l.alarm.Set(d)
+		defer l.alarm.Stop()
 	}
 	select {
 	case <-l.wake:
-		return true
-	case <-tc:
 		return true
 	case <-done:
 		return false

@@ -122,12 +122,12 @@ func TestLocalhostFilter(t *testing.T) {
 		var bld wire.Builder
 		bld.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: fake})
 		bld.Data(&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 1, SerializedPayload: payload})
-		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"), nil)
+		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"))
 		// It answers (SEDP), so it is confirmed and matched: SEDP and
 		// announcements would go to it too.
 		bld.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: wire.VendorEclipse, Prefix: fake})
 		bld.Heartbeat(&wire.Heartbeat{WriterID: wire.EntityIDSEDPPublicationsWriter, FirstSN: 1, LastSN: 0, Count: 1})
-		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"), nil)
+		a.handleDatagram(bld.Bytes(), netip.MustParseAddrPort("10.1.2.3:7410"))
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
 		if len(a.RemoteParticipants()) != 1 {

@@ -239,6 +239,6 @@ func FuzzHandleDatagram(f *testing.F) {
 	tr.NewSubscription(node, "/chatter", strType, reliable, func(rmw.Sample) {}, rmw.EndpointOptions{OnEvent: in.onEvent})
 	src := netip.MustParseAddrPort("127.0.0.1:9")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tr.handleDatagram(b, src, nil)
+		tr.handleDatagram(b, src)
 	})
 }

@@ -126,23 +126,23 @@ type Stats struct {
 	// BadServiceSamples counts service requests and responses dropped
 	// because they did not decode in their mapping.
 	BadServiceSamples uint64
-	Discovery         discovery.Stats
+	// DroppedResponses counts service responses a server dropped because
+	// the response reader of the client was not matched within 5 s (or
+	// because too many responses were waiting).
+	DroppedResponses uint64
+	Discovery        discovery.Stats
 	// Guard counts what hostile or silent peers made the user endpoints
 	// refuse or stop (guard.go).
 	Guard GuardStats
+	// Security counts authentication and protection (secure
+	// participants only).
+	Security SecurityStats
 }
 
 // Transport is one RTPS participant implementing rmw.Transport.
 type Transport struct {
-	// The offload watchdog (see recvState).
-	offloads  atomic.Int64
-	watchOn   atomic.Bool
-	watchMu   sync.Mutex
-	watched   []*recvState
-	watchSeen int64
-	watch     *time.Timer
-
 	cfg      Config
+	sec      *secState // nil: not secure (secure.go)
 	prefix   wire.GuidPrefix
 	ports    udp.Ports
 	id       int
@@ -179,6 +179,9 @@ type Transport struct {
 	// nextUserData is the USER_DATA of the next endpoint created (service
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
+	// nextService says the next endpoint created is a service's (its
+	// writer keeps what is not acknowledged), consumed by it.
+	nextService bool
 
 	draining bool // an event dispatch is running (guarded by mu)
 
@@ -229,6 +232,12 @@ func New(cfg Config) (*Transport, error) {
 	copy(t.prefix[:2], Vendor[:])
 	if _, err := rand.Read(t.prefix[2:]); err != nil {
 		return nil, err
+	}
+	if cfg.Security != nil {
+		// The GUID prefix derives from the certificate (secure.go).
+		if t.sec, err = newSecState(t, cfg.Security, time.Unix(0, cfg.WallNow())); err != nil {
+			return nil, err
+		}
 	}
 	if len(cfg.StaticPeers) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -375,6 +384,7 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 		Output:         endpoint.OutputFunc(t.send),
 		Listener:       (*listener)(t),
 		WallNow:        t.cfg.WallNow,
+		Secure:         t.secureDiscovery(),
 	})
 	if err != nil {
 		return err
@@ -426,6 +436,16 @@ func (t *Transport) allowed(a netip.Addr) bool {
 // send is the endpoint.Output of every writer, reader and of discovery.
 // It runs with t.mu held.
 func (t *Transport) send(to []wire.Locator, b []byte) {
+	if t.sec != nil {
+		if b = t.sec.protect(b); b == nil {
+			return
+		}
+	}
+	t.sendRaw(to, b)
+}
+
+// sendRaw sends b as it is (t.mu held).
+func (t *Transport) sendRaw(to []wire.Locator, b []byte) {
 	for _, l := range to {
 		ap, ok := l.AddrPort()
 		if !ok || !ap.Addr().Is4() || ap.Port() == 0 {
@@ -463,126 +483,9 @@ func (t *Transport) kick() {
 	}
 }
 
-// recvState is one receiving goroutine's: what a deliver offloaded to it
-// (rmw.Sample.Offload) during the datagram being handled.
-type recvState struct {
-	t       *Transport
-	c       udp.Conn
-	fn      func()
-	offload func(func()) bool // rs.take, made once per goroutine
-	// busy is when the goroutine started running offloaded work (the
-	// transport's clock, made odd so it is never 0), 0 while it reads its
-	// socket, -1 once the offload watchdog handed the socket over.
-	busy atomic.Int64
-}
-
-// offloadGrace is how long offloaded work may hold a receiving goroutine
-// before the watchdog hands its socket to a new goroutine, so that the work
-// may block (even on a later sample of the same socket) without holding up
-// the transport. The watchdog ticks at this period while offloads
-// happen and stops when they do: the fast path costs an atomic store and a
-// clock read, no goroutine and no wake-up.
-const offloadGrace = 50 * time.Millisecond
-
-func (rs *recvState) take(fn func()) bool {
-	if rs.fn != nil || fn == nil {
-		return false
-	}
-	rs.fn = fn
-	return true
-}
-
-// run runs offloaded work and reports whether the socket was handed over
-// meanwhile (then the calling goroutine must stop reading it).
-func (rs *recvState) run(fn func()) (handedOver bool) {
-	start := max(rs.t.cfg.Clock.Now(), 0) | 1 // never 0
-	rs.busy.Store(start)
-	rs.t.armOffloadWatch(rs)
-	runOffloaded(fn)
-	return !rs.busy.CompareAndSwap(start, 0)
-}
-
-// armOffloadWatch registers rs with the watchdog and starts it if it is
-// idle (the first offload after a quiet spell pays for the timer).
-func (t *Transport) armOffloadWatch(rs *recvState) {
-	t.offloads.Add(1)
-	if t.watchOn.Load() {
-		t.watchMu.Lock()
-		known := slices.Contains(t.watched, rs)
-		t.watchMu.Unlock()
-		if known {
-			return
-		}
-	}
-	t.watchMu.Lock()
-	defer t.watchMu.Unlock()
-	if !slices.Contains(t.watched, rs) {
-		t.watched = append(t.watched, rs)
-	}
-	if !t.watchOn.Load() {
-		t.watchOn.Store(true)
-		t.watchSeen = t.offloads.Load() - 1
-		if t.watch == nil {
-			t.watch = time.AfterFunc(offloadGrace, t.offloadTick)
-		} else {
-			t.watch.Reset(offloadGrace)
-		}
-	}
-}
-
-// offloadTick hands over the sockets of goroutines whose offloaded work has
-// run for offloadGrace, and re-arms while offloads keep happening.
-func (t *Transport) offloadTick() {
-	now := t.cfg.Clock.Now()
-	t.watchMu.Lock()
-	var over []*recvState
-	keep := t.watched[:0]
-	for _, rs := range t.watched {
-		b := rs.busy.Load()
-		switch {
-		case b > 0 && now-b >= int64(offloadGrace) && rs.busy.CompareAndSwap(b, -1):
-			over = append(over, rs)
-		case b >= 0:
-			keep = append(keep, rs)
-		}
-	}
-	clear(t.watched[len(keep):])
-	t.watched = keep
-	n := t.offloads.Load()
-	busy := false
-	for _, rs := range t.watched {
-		busy = busy || rs.busy.Load() > 0
-	}
-	if n != t.watchSeen || busy {
-		t.watchSeen = n
-		t.watch.Reset(offloadGrace)
-	} else {
-		t.watchOn.Store(false)
-	}
-	t.watchMu.Unlock()
-	for _, rs := range over {
-		t.mu.Lock()
-		closed := t.closed
-		if !closed {
-			t.wg.Add(1)
-		}
-		t.mu.Unlock()
-		if !closed {
-			go t.recvLoop(rs.c)
-		}
-	}
-}
-
-// recvBufs recycles the receive buffers of goroutines that hand their
-// socket over (see recvLoop).
-var recvBufs = sync.Pool{New: func() any { b := make([]byte, udp.MaxDatagram); return &b }}
-
 func (t *Transport) recvLoop(c udp.Conn) {
 	defer t.wg.Done()
-	bp := recvBufs.Get().(*[]byte)
-	buf := *bp
-	rs := &recvState{t: t, c: c}
-	rs.offload = rs.take
+	buf := make([]byte, udp.MaxDatagram)
 	for {
 		n, src, err := c.ReadFrom(buf)
 		if err != nil {
@@ -597,26 +500,12 @@ func (t *Transport) recvLoop(c udp.Conn) {
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
 		}
-		t.handleDatagram(buf[:n], src, rs)
-		if fn := rs.fn; fn != nil {
-			rs.fn = nil
-			if rs.run(fn) {
-				recvBufs.Put(bp) // another goroutine reads the socket now
-				return
-			}
-		}
+		t.handleDatagram(buf[:n], src)
 	}
 }
 
-// runOffloaded runs work that a deliver offloaded to a receiving goroutine.
-// Its frame on a goroutine's stack counts as being inside a callback of the
-// transport (inCallback): Close from there does not wait for itself.
-//
-//go:noinline
-func runOffloaded(fn func()) { fn() }
-
 // handleDatagram decodes one datagram and routes its submessages.
-func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) {
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -633,6 +522,13 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) 
 		t.st.OwnDatagrams++
 		t.mu.Unlock()
 		return
+	}
+	if t.sec != nil {
+		pb := t.sec.unprotect(b)
+		if pb == nil || r.Reset(pb) != nil {
+			t.mu.Unlock()
+			return
+		}
 	}
 	now := t.cfg.Clock.Now()
 	t.disc.Heard(now, r.Header.Prefix, len(b))
@@ -651,7 +547,13 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) 
 		if !r.State.DestPrefix.IsZero() && r.State.DestPrefix != t.prefix {
 			continue
 		}
+		if t.sec != nil && t.sec.handleSubmessage(now, &r.State, sm) {
+			continue
+		}
 		if t.disc.HandleSubmessage(now, &r.State, src, sm) {
+			if t.sec != nil && sm.ID == wire.SubmsgData && sm.Data.WriterID == wire.EntityIDSPDPWriter {
+				t.sec.onSPDP(now, r.State.SourcePrefix)
+			}
 			t.touchLocked(t.disc.NextDeadline())
 			continue
 		}
@@ -702,16 +604,12 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort, rs *recvState) 
 		}
 	}
 	t.ackCond.Broadcast()
-	t.finishLockedFrom(rs)
+	t.finishLocked()
 }
 
 // finishLocked releases t.mu after a change: it republishes the graph if
 // needed, wakes the timer loop and dispatches queued events.
-func (t *Transport) finishLocked() { t.finishLockedFrom(nil) }
-
-// finishLockedFrom is finishLocked on a receiving goroutine (rs not nil):
-// the samples it hands out may offload work to it.
-func (t *Transport) finishLockedFrom(rs *recvState) {
+func (t *Transport) finishLocked() {
 	var graph []byte
 	if t.graphDirty && !t.closed && t.graph != nil {
 		t.graphDirty = false
@@ -728,14 +626,11 @@ func (t *Transport) finishLockedFrom(rs *recvState) {
 	if kick {
 		t.kick()
 	}
-	t.dispatchFrom(rs)
+	t.dispatch()
 }
 
-func (t *Transport) dispatch() { t.dispatchFrom(nil) }
-
-// dispatchFrom hands out queued callbacks; on a receiving goroutine (rs not
-// nil) the samples carry rs's Offload.
-func (t *Transport) dispatchFrom(rs *recvState) {
+// dispatch hands out queued callbacks.
+func (t *Transport) dispatch() {
 	// One goroutine hands out callbacks at a time, in the order they were
 	// queued (so per writer samples stay in order, and a match event
 	// comes before the first sample). A callback that calls the
@@ -763,9 +658,6 @@ func (t *Transport) dispatchFrom(rs *recvState) {
 		t.callbacks, t.spare = t.spare[:0], nil
 		t.mu.Unlock()
 		for i := range cbs {
-			if rs != nil {
-				cbs[i].smp.Offload = rs.offload
-			}
 			t.runCallback(&cbs[i])
 			cbs[i] = callback{}
 		}
@@ -799,9 +691,12 @@ func (t *Transport) queue(gate *atomic.Bool, fn func(rmw.Event), ev rmw.Event) {
 func (t *Transport) runCallback(c *callback) {
 	t.running.Store(c.gate)
 	if !c.gate.Load() {
-		if c.onEvent != nil {
+		switch {
+		case c.onEvent != nil:
 			c.onEvent(c.ev)
-		} else {
+		case c.sub.svcDeliver != nil:
+			c.sub.svcDeliver(c.smp, c.id)
+		default:
 			c.sub.deliver(c.smp)
 		}
 	}
@@ -842,10 +737,6 @@ func (t *Transport) waitCallbacks(gate *atomic.Bool) {
 // goroutine's stack means that goroutine is handing out a callback.
 var runCallbackName = runtime.FuncForPC(reflect.ValueOf((*Transport).runCallback).Pointer()).Name()
 
-// runOffloadedName is the symbol of runOffloaded (offloaded work counts as a
-// callback).
-var runOffloadedName = runtime.FuncForPC(reflect.ValueOf(runOffloaded).Pointer()).Name()
-
 // inCallback reports whether the calling goroutine is inside a deliver or
 // OnEvent function handed out by an rtps Transport. Go has no goroutine
 // identity, so it looks for runCallback on the stack (inlined frames
@@ -857,7 +748,7 @@ func inCallback() bool {
 		frames := runtime.CallersFrames(pcs[:n])
 		for {
 			f, more := frames.Next()
-			if f.Function == runCallbackName || f.Function == runOffloadedName {
+			if f.Function == runCallbackName {
 				return true
 			}
 			if !more {
@@ -882,9 +773,15 @@ func (t *Transport) timerLoop() {
 		next := t.disc.Tick(now)
 		for _, p := range t.pubs {
 			next = min(next, p.w.Tick(now))
+			if p.server != nil && len(p.server.pending) > 0 {
+				next = min(next, p.server.flushLocked(now))
+			}
 		}
 		for _, s := range t.subs {
 			next = min(next, s.r.Tick(now))
+		}
+		if t.sec != nil {
+			next = min(next, t.sec.tick(now))
 		}
 		t.ackCond.Broadcast()
 		if t.graphDirty && t.graph != nil {
@@ -957,11 +854,6 @@ func (t *Transport) Close() error {
 	t.callbacks = nil
 	t.ackCond.Broadcast()
 	t.mu.Unlock()
-	t.watchMu.Lock()
-	if t.watch != nil {
-		t.watch.Stop()
-	}
-	t.watchMu.Unlock()
 	close(t.done)
 	t.closeSockets()
 	// Called from a callback, Close may run on one of the goroutines it
@@ -981,6 +873,9 @@ func (t *Transport) Stats() Stats {
 	s := t.st
 	s.Discovery = t.disc.Stats()
 	s.Guard = t.guardStatsLocked()
+	if t.sec != nil {
+		s.Security = t.sec.stats()
+	}
 	for _, p := range t.pubs {
 		if !p.internal {
 			s.Publishers++

@@ -201,6 +201,12 @@ type Config struct {
 	// Output sends datagrams (the transport filters destinations).
 	Output endpoint.Output
 	// Listener receives results.
+	// Secure makes SEDP run on the secure builtin endpoints of DDS
+	// Security (DCPSPublicationsSecure, DCPSSubscriptionsSecure) instead
+	// of the plain ones, and matches them with a participant only once
+	// Authorized says it is authenticated (then call Authorize). Nil
+	// means plain discovery.
+	Secure   *Secure
 	Listener Listener
 	// WallNow returns the wall-clock time (ns since the epoch) for
 	// INFO_TS; default 0 (no INFO_TS).
@@ -218,6 +224,50 @@ type Config struct {
 	// confirmed (default DefaultUnconfirmedLease).
 	UnconfirmedLease time.Duration
 }
+
+// Secure configures secure discovery (Config.Secure).
+type Secure struct {
+	// Builtin are the builtin endpoint bits advertised besides SPDP and
+	// the secure SEDP ones (stateless and volatile message endpoints).
+	Builtin wire.BuiltinEndpointSet
+	// Parameters are appended to the SPDP announcement (tokens, security
+	// info).
+	Parameters []wire.Parameter
+	// Authorized reports whether a participant may be matched.
+	Authorized func(wire.GuidPrefix) bool
+}
+
+// Secure SEDP entity ids (DDS Security 1.1, 7.4.5).
+var (
+	EntityIDSEDPPublicationsSecureWriter  = wire.EntityID{0xff, 0x00, 0x03, 0xc2}
+	EntityIDSEDPPublicationsSecureReader  = wire.EntityID{0xff, 0x00, 0x03, 0xc7}
+	EntityIDSEDPSubscriptionsSecureWriter = wire.EntityID{0xff, 0x00, 0x04, 0xc2}
+	EntityIDSEDPSubscriptionsSecureReader = wire.EntityID{0xff, 0x00, 0x04, 0xc7}
+)
+
+// Secure SEDP builtin endpoint bits (DDS Security 1.1, 7.4.7).
+const (
+	BuiltinPublicationsSecureAnnouncer  wire.BuiltinEndpointSet = 1 << 16
+	BuiltinPublicationsSecureDetector   wire.BuiltinEndpointSet = 1 << 17
+	BuiltinSubscriptionsSecureAnnouncer wire.BuiltinEndpointSet = 1 << 18
+	BuiltinSubscriptionsSecureDetector  wire.BuiltinEndpointSet = 1 << 19
+)
+
+// sedpIDs are the entity ids and bits SEDP runs on.
+type sedpIDs struct {
+	pubW, pubR, subW, subR         wire.EntityID
+	pubAnn, pubDet, subAnn, subDet wire.BuiltinEndpointSet
+}
+
+var plainSEDP = sedpIDs{wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPPublicationsReader,
+	wire.EntityIDSEDPSubscriptionsWriter, wire.EntityIDSEDPSubscriptionsReader,
+	wire.BuiltinPublicationsAnnouncer, wire.BuiltinPublicationsDetector,
+	wire.BuiltinSubscriptionsAnnouncer, wire.BuiltinSubscriptionsDetector}
+
+var secureSEDP = sedpIDs{EntityIDSEDPPublicationsSecureWriter, EntityIDSEDPPublicationsSecureReader,
+	EntityIDSEDPSubscriptionsSecureWriter, EntityIDSEDPSubscriptionsSecureReader,
+	BuiltinPublicationsSecureAnnouncer, BuiltinPublicationsSecureDetector,
+	BuiltinSubscriptionsSecureAnnouncer, BuiltinSubscriptionsSecureDetector}
 
 // Stats counts discovery events and dropped input.
 type Stats struct {
@@ -296,6 +346,7 @@ type Discovery struct {
 
 	pubW, subW *endpoint.Writer
 	pubR, subR *endpoint.Reader
+	ids        sedpIDs
 
 	local     map[wire.GUID]*localEndpoint // local endpoints announced
 	sedpDepth int
@@ -353,6 +404,10 @@ func New(cfg Config) (*Discovery, error) {
 		budgets:     map[wire.Locator]*budget{},
 		unconfLease: int64(cfg.UnconfirmedLease),
 	}
+	d.ids = plainSEDP
+	if cfg.Secure != nil {
+		d.ids = secureSEDP
+	}
 	sedpOut := sedpOutput{d}
 	part := endpoint.Participant{Vendor: cfg.Vendor, Version: wire.ProtocolVersion21}
 	mkW := func(id wire.EntityID) (*endpoint.Writer, error) {
@@ -375,16 +430,16 @@ func New(cfg Config) (*Discovery, error) {
 		}, sedpOut, func(s endpoint.Sample) { d.sedpSample(s, writer) })
 	}
 	var err error
-	if d.pubW, err = mkW(wire.EntityIDSEDPPublicationsWriter); err != nil {
+	if d.pubW, err = mkW(d.ids.pubW); err != nil {
 		return nil, err
 	}
-	if d.subW, err = mkW(wire.EntityIDSEDPSubscriptionsWriter); err != nil {
+	if d.subW, err = mkW(d.ids.subW); err != nil {
 		return nil, err
 	}
-	if d.pubR, err = mkR(wire.EntityIDSEDPPublicationsReader, true); err != nil {
+	if d.pubR, err = mkR(d.ids.pubR, true); err != nil {
 		return nil, err
 	}
-	if d.subR, err = mkR(wire.EntityIDSEDPSubscriptionsReader, false); err != nil {
+	if d.subR, err = mkR(d.ids.subR, false); err != nil {
 		return nil, err
 	}
 	if err := d.rebuildSPDP(); err != nil {
@@ -402,7 +457,7 @@ func (d *Discovery) ParticipantData() wire.ParticipantData {
 		MetatrafficUnicastLocators:   d.cfg.MetaUnicast,
 		DefaultUnicastLocators:       d.cfg.DefaultUnicast,
 		MetatrafficMulticastLocators: d.cfg.MetaMulticast,
-		BuiltinEndpoints:             BuiltinEndpoints,
+		BuiltinEndpoints:             d.builtinEndpoints(),
 		LeaseDuration:                wire.DurationFromTime(d.cfg.LeaseDuration),
 		UserData:                     d.cfg.UserData,
 		EntityName:                   d.cfg.EntityName,
@@ -415,8 +470,20 @@ func (d *Discovery) ParticipantData() wire.ParticipantData {
 	}
 }
 
+// builtinEndpoints is the advertised builtin endpoint set.
+func (d *Discovery) builtinEndpoints() wire.BuiltinEndpointSet {
+	if d.cfg.Secure == nil {
+		return BuiltinEndpoints
+	}
+	return wire.BuiltinParticipantAnnouncer | wire.BuiltinParticipantDetector |
+		d.ids.pubAnn | d.ids.pubDet | d.ids.subAnn | d.ids.subDet | d.cfg.Secure.Builtin
+}
+
 func (d *Discovery) rebuildSPDP() error {
 	pd := d.ParticipantData()
+	if d.cfg.Secure != nil {
+		pd.Security = d.cfg.Secure.Parameters
+	}
 	p, err := pd.Encode(nil)
 	if err != nil {
 		return fmt.Errorf("discovery: encode SPDP: %w", err)
@@ -585,6 +652,23 @@ func (d *Discovery) expire(now int64) {
 	}
 }
 
+// Confirm marks the participant with prefix as confirmed (it answered us,
+// e.g. on a secure builtin endpoint the transport handles); see confirm.
+func (d *Discovery) Confirm(now int64, prefix wire.GuidPrefix) {
+	d.now = now
+	d.confirm(now, prefix)
+}
+
+// Authorize matches the SEDP endpoints with the participant with prefix
+// (Config.Secure: once Authorized reports it authenticated).
+func (d *Discovery) Authorize(now int64, prefix wire.GuidPrefix) {
+	d.now = now
+	d.confirm(now, prefix)
+	if p := d.parts[prefix]; p != nil && p.confirmed {
+		d.matchBuiltins(now, p)
+	}
+}
+
 // Renew extends the lease of the participant with prefix, if known (call
 // it for any message attributed to it, as Fast DDS does). Heard does that
 // and more.
@@ -662,11 +746,11 @@ func (d *Discovery) HandleSubmessage(now int64, rs *wire.ReceiverState, src neti
 		case wire.EntityIDSPDPWriter:
 			d.handleSPDP(now, rs, src, &sm.Data)
 			return true
-		case wire.EntityIDSEDPPublicationsWriter:
+		case d.ids.pubW:
 			d.confirm(now, rs.SourcePrefix)
 			d.pubR.HandleSubmessage(now, rs, sm)
 			return true
-		case wire.EntityIDSEDPSubscriptionsWriter:
+		case d.ids.subW:
 			d.confirm(now, rs.SourcePrefix)
 			d.subR.HandleSubmessage(now, rs, sm)
 			return true
@@ -692,9 +776,9 @@ func (d *Discovery) toReader(now int64, rs *wire.ReceiverState, sm *wire.Submess
 		d.confirm(now, rs.SourcePrefix)
 	}
 	switch w {
-	case wire.EntityIDSEDPPublicationsWriter:
+	case d.ids.pubW:
 		d.pubR.HandleSubmessage(now, rs, sm)
-	case wire.EntityIDSEDPSubscriptionsWriter:
+	case d.ids.subW:
 		d.subR.HandleSubmessage(now, rs, sm)
 	case wire.EntityIDSPDPWriter, wire.EntityIDP2PParticipantMessageWriter:
 	default:
@@ -708,9 +792,9 @@ func (d *Discovery) toWriter(now int64, rs *wire.ReceiverState, sm *wire.Submess
 		d.confirm(now, rs.SourcePrefix)
 	}
 	switch w {
-	case wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPSubscriptionsWriter:
+	case d.ids.pubW, d.ids.subW:
 		wr := d.pubW
-		if w == wire.EntityIDSEDPSubscriptionsWriter {
+		if w == d.ids.subW {
 			wr = d.subW
 		}
 		if sm.ID == wire.SubmsgAckNack {
@@ -944,17 +1028,20 @@ func (d *Discovery) matchBuiltins(now int64, p *Participant) {
 	bes := p.Data.BuiltinEndpoints
 	pre := p.Data.GuidPrefix
 	g := func(id wire.EntityID) wire.GUID { return wire.GUID{Prefix: pre, Entity: id} }
-	if bes&wire.BuiltinPublicationsDetector != 0 {
-		d.pubW.MatchReader(now, g(wire.EntityIDSEDPPublicationsReader), locs, true, true)
+	if d.cfg.Secure != nil && (d.cfg.Secure.Authorized == nil || !d.cfg.Secure.Authorized(pre)) {
+		return
 	}
-	if bes&wire.BuiltinSubscriptionsDetector != 0 {
-		d.subW.MatchReader(now, g(wire.EntityIDSEDPSubscriptionsReader), locs, true, true)
+	if bes&d.ids.pubDet != 0 {
+		d.pubW.MatchReader(now, g(d.ids.pubR), locs, true, true)
 	}
-	if bes&wire.BuiltinPublicationsAnnouncer != 0 {
-		d.pubR.MatchWriter(now, g(wire.EntityIDSEDPPublicationsWriter), locs, true)
+	if bes&d.ids.subDet != 0 {
+		d.subW.MatchReader(now, g(d.ids.subR), locs, true, true)
 	}
-	if bes&wire.BuiltinSubscriptionsAnnouncer != 0 {
-		d.subR.MatchWriter(now, g(wire.EntityIDSEDPSubscriptionsWriter), locs, true)
+	if bes&d.ids.pubAnn != 0 {
+		d.pubR.MatchWriter(now, g(d.ids.pubW), locs, true)
+	}
+	if bes&d.ids.subAnn != 0 {
+		d.subR.MatchWriter(now, g(d.ids.subW), locs, true)
 	}
 }
 
@@ -969,10 +1056,10 @@ func (d *Discovery) removeParticipant(p *Participant, expired bool) {
 		return
 	}
 	g := func(id wire.EntityID) wire.GUID { return wire.GUID{Prefix: pre, Entity: id} }
-	d.pubW.UnmatchReader(g(wire.EntityIDSEDPPublicationsReader))
-	d.subW.UnmatchReader(g(wire.EntityIDSEDPSubscriptionsReader))
-	d.pubR.UnmatchWriter(g(wire.EntityIDSEDPPublicationsWriter))
-	d.subR.UnmatchWriter(g(wire.EntityIDSEDPSubscriptionsWriter))
+	d.pubW.UnmatchReader(g(d.ids.pubR))
+	d.subW.UnmatchReader(g(d.ids.subR))
+	d.pubR.UnmatchWriter(g(d.ids.pubW))
+	d.subR.UnmatchWriter(g(d.ids.subW))
 	d.acks.Forget(pre)
 	for _, e := range sortedEndpoints(p.endpoints) {
 		delete(p.endpoints, e.GUID())
