@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -435,5 +436,52 @@ func TestGoSecureGoToGo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+var talkerBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// talkerBinary builds examples/talker once per test binary.
+func talkerBinary(t testing.TB) string {
+	t.Helper()
+	talkerBuild.once.Do(func() {
+		talkerBuild.path = filepath.Join(os.TempDir(), fmt.Sprintf("nros-interop-talker.%d", os.Getpid()))
+		out, err := exec.Command("go", "build", "-o", talkerBuild.path, "github.com/nros-go/nros/examples/talker").CombinedOutput()
+		if err != nil {
+			talkerBuild.err = fmt.Errorf("go build examples/talker: %v\n%s", err, out)
+		}
+	})
+	if talkerBuild.err != nil {
+		t.Fatal(talkerBuild.err)
+	}
+	return talkerBuild.path
+}
+
+// TestGoSecureExampleTalker: examples/talker, secured by the SROS2
+// environment (Enforce) and --enclave, reaches a secure chattersub of each
+// vendor.
+func TestGoSecureExampleTalker(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	bin := talkerBinary(t)
+	for _, v := range Vendors {
+		for _, kk := range keystoreKinds {
+			t.Run(v+"/"+kk.name, func(t *testing.T) {
+				dom := Domain(t)
+				ks := kk.make(t, dom, "/talker", "/listener")
+				sub := StartEnv(t, secureEnv(ks, "/listener"), "chattersub_"+v, "--domain", d(dom), "--count", "5",
+					"--first", "0", "--allow-gaps", "--timeout", "60")
+				env := []string{"ROS_SECURITY_ENABLE=true", "ROS_SECURITY_STRATEGY=Enforce", "ROS_SECURITY_KEYSTORE=" + ks}
+				talker := startGoBinEnv(t, bin, dom, env, "-p", "period_ms:=100", "--enclave", "/talker")
+				code, err := sub.Wait(40 * time.Second)
+				if err != nil || code != ExitOK || len(sub.Lines()) != 5 {
+					t.Fatalf("chattersub: exit %d, %v, %d lines\n%s\ntalker: %s", code, err, len(sub.Lines()), sub.Stderr(), talker.stderr())
+				}
+			})
+		}
 	}
 }
