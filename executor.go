@@ -27,9 +27,10 @@ const (
 
 // CallbackPanicError describes a callback that panicked.
 type CallbackPanicError struct {
-	// Kind is "timer", "subscription", or, for code the transport runs on
-	// its own goroutine, "decode" (a message's UnmarshalCDR), "event" (an
-	// endpoint event handler) or "dropped" (a dropped-sample handler).
+	// Kind is "timer", "subscription", "jump", "event" (an endpoint event
+	// handler), "dropped" (a dropped-sample handler), or, for code that
+	// runs on another goroutine, "decode" (a message's UnmarshalCDR, on the
+	// transport's) or "action" (an action server's Execute).
 	Kind  string
 	ID    uint64 // the timer's or subscription's ID
 	Name  string // the timer's name, or the subscription's topic
@@ -80,7 +81,7 @@ func WithPanicPolicy(p PanicPolicy) ExecutorOption { return func(e *Executor) { 
 
 // WithPanicHandler receives every recovered callback panic (instead of the
 // log). It runs on the goroutine that recovered the panic: the spinning one
-// for callbacks, a transport goroutine for decoding and endpoint events.
+// for callbacks and handlers, a transport goroutine for decoding.
 func WithPanicHandler(fn func(*CallbackPanicError)) ExecutorOption {
 	return func(e *Executor) { e.onPanic = fn }
 }

@@ -47,8 +47,8 @@ func (g *goroutineLog) record(kind string) {
 
 // TestUserCodeRunsOnlyOnTheSpinningGoroutine (#16): during a /clock flood,
 // with Spin idle between samples, every ROS-timer callback, jump handler,
-// subscription callback and service handler runs on the goroutine that
-// called Spin, never on a transport's receiving goroutine.
+// subscription callback, endpoint event handler and service handler runs on
+// the goroutine that called Spin, never on a transport's goroutine.
 func TestUserCodeRunsOnlyOnTheSpinningGoroutine(t *testing.T) {
 	forTransports(t, []transportPair{intraPair, rtpsPair}, func(t *testing.T, tp transportPair) {
 		a, b := pairContexts(t, tp)
@@ -72,7 +72,8 @@ func TestUserCodeRunsOnlyOnTheSpinningGoroutine(t *testing.T) {
 			func(TimeJump) { g.record("jump") }); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := NewSubscription(n, "/chatter", DefaultQoS(), func(*std_msgs.String) { g.record("subscription") }); err != nil {
+		if _, err := NewSubscription(n, "/chatter", DefaultQoS(), func(*std_msgs.String) { g.record("subscription") },
+			WithEndpointEvents(func(rmw.Event) { g.record("event") })); err != nil {
 			t.Fatal(err)
 		}
 		services := tp.name == "intra" // rtps services are covered by the rtps package
@@ -152,7 +153,7 @@ func TestUserCodeRunsOnlyOnTheSpinningGoroutine(t *testing.T) {
 
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		kinds := []string{"timer", "jump", "subscription"}
+		kinds := []string{"timer", "jump", "subscription", "event"}
 		if services {
 			kinds = append(kinds, "service")
 		}

@@ -31,6 +31,9 @@ type Node struct {
 	entities []nodeEntity
 	closed   bool
 
+	calls     *userCalls // usercalls.go
+	callsOnce sync.Once
+
 	simMu    sync.Mutex // guards clockSub
 	clockSub *clockSubscription
 }

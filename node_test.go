@@ -416,6 +416,7 @@ func TestPubSubQueueAndQoS(t *testing.T) {
 		t.Fatal(err)
 	}
 	NewPublisher[std_msgs.String](n, "/be", SensorDataQoS())
+	e.SpinSome() // events run on the executor
 	mu.Lock()
 	found := false
 	for _, ev := range evs {

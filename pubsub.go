@@ -83,8 +83,10 @@ type endpointConfig struct {
 }
 
 // WithEndpointEvents receives the endpoint's events (matched, unmatched,
-// incompatible QoS naming the policy), for a publisher or a subscription.
-// It runs on a transport goroutine and must not block.
+// incompatible QoS naming the policy), for a publisher, subscription,
+// service or client. The transport queues each event; the node's executor
+// calls fn with it, like any callback (events that come before the node
+// joins an executor wait for it, up to 1024).
 func WithEndpointEvents(fn func(rmw.Event)) EndpointOption {
 	return endpointOption(func(c *endpointConfig) { c.onEvent = fn })
 }
@@ -113,7 +115,7 @@ func NewPublisher[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, opts 
 	if err := validateQoS(qos); err != nil {
 		return nil, err
 	}
-	eo := n.eventOptions(resolved, "publisher", cfg.onEvent)
+	eo := n.eventOptions(resolved, "publisher", nil, cfg.onEvent)
 	eo.TypeHash = messageTypeHash(m)
 	pub, err := n.ctx.Transport().NewPublisher(n.info(), resolved, m.TypeName(), qos, eo)
 	if err != nil {
@@ -169,14 +171,23 @@ func (p *Publisher[T]) close() error {
 	return p.pub.Close()
 }
 
-func (n *Node) eventOptions(topic, kind string, user func(rmw.Event)) rmw.EndpointOptions {
+// eventOptions makes the endpoint options whose OnEvent logs incompatible
+// QoS, runs internal (nros's own, quick, on the transport's goroutine) and
+// queues user for the node's executor.
+func (n *Node) eventOptions(topic, kind string, internal, user func(rmw.Event)) rmw.EndpointOptions {
+	var calls *userCalls
+	if user != nil {
+		calls = n.userCalls()
+	}
 	return rmw.EndpointOptions{OnEvent: func(ev rmw.Event) {
 		if ev.Kind == rmw.EventIncompatibleQoS {
 			n.log.Warn("incompatible QoS: no match", "topic", topic, "endpoint", kind, "policy", ev.Policy, "remote", ev.Remote)
 		}
+		if internal != nil {
+			internal(ev)
+		}
 		if user != nil {
-			defer n.recoverOffLoop("event", 0, topic)
-			user(ev)
+			calls.add(userCall{kind: "event", name: topic, fn: func() { user(ev) }})
 		}
 	}}
 }
@@ -245,9 +256,10 @@ func WithMaxAge(max time.Duration, onViolation func(AgeViolation)) SubscriptionO
 	return subscriptionOption(func(c *endpointConfig) { c.maxAge, c.onAge = max, onViolation })
 }
 
-// WithDroppedHandler is called (on the transport goroutine) for every
-// received sample that cannot be decoded, with the reason. Such samples are
-// dropped and counted either way.
+// WithDroppedHandler is called for every received sample that cannot be
+// decoded, with the reason, by the node's executor like any callback (the
+// transport only queues the call). Such samples are dropped and counted
+// either way.
 func WithDroppedHandler(fn func(error)) SubscriptionOption {
 	return subscriptionOption(func(c *endpointConfig) { c.onDropped = fn })
 }
@@ -273,6 +285,7 @@ type Subscription[T any] struct {
 	// keep-last (whatever its depth) overwrites the oldest.
 	keepAll bool
 	asMsg   func(*T) msg.Message
+	calls   *userCalls // runs the dropped-sample handler on the executor
 
 	mu        sync.Mutex
 	queue     []*T // ring
@@ -318,7 +331,10 @@ func NewSubscription[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, cb
 	s := &Subscription[T]{id: subIDs.Add(1), node: n, topic: resolved, cb: cb, cfg: cfg, limit: limit, keepAll: keepAll,
 		asMsg: func(v *T) msg.Message { return PT(v) }}
 	s.queue = make([]*T, min(limit, 64))
-	eo := n.eventOptions(resolved, "subscription", cfg.onEvent)
+	if cfg.onDropped != nil {
+		s.calls = n.userCalls()
+	}
+	eo := n.eventOptions(resolved, "subscription", nil, cfg.onEvent)
 	eo.TypeHash = messageTypeHash(m)
 	sub, err := n.ctx.Transport().NewSubscription(n.info(), resolved, m.TypeName(), qos, s.deliver, eo)
 	if err != nil {
@@ -365,9 +381,8 @@ func (s *Subscription[T]) deliver(smp rmw.Sample) {
 	v, err := s.decode(smp.Data)
 	if err != nil {
 		s.dropped.Add(1)
-		if s.cfg.onDropped != nil {
-			defer s.node.recoverOffLoop("dropped", s.id, s.topic)
-			s.cfg.onDropped(err)
+		if h := s.cfg.onDropped; h != nil {
+			s.calls.add(userCall{kind: "dropped", id: s.id, name: s.topic, fn: func() { h(err) }})
 		}
 		return
 	}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"runtime"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/rcl_interfaces"
@@ -53,7 +52,11 @@ func (n *Node) startROSInterfaces() error {
 type rosoutSink struct {
 	pub  *Publisher[rcl_interfaces.Log]
 	name string
-	busy atomic.Int32 // publishes in progress (see Handle)
+
+	mu         sync.Mutex
+	publishing bool           // a goroutine is publishing (see Handle)
+	depth      int            // the level of the record it publishes
+	queue      []rosoutRecord // what it publishes next
 }
 
 // rosoutHandler passes records to the console handler and publishes them.
@@ -67,42 +70,54 @@ func (h *rosoutHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return h.inner.Enabled(ctx, l)
 }
 
+// Handle writes r to the console and publishes it. One goroutine publishes
+// at a time: a record logged while a publish is in progress (by another
+// goroutine, or by the publish itself: the transport logging through this
+// node, a subscriber of /rosout logging from its deliver) is queued, and
+// the publishing goroutine publishes it next. A record queued while a
+// queued one is published is one level deeper; past maxRosoutDepth
+// levels, or maxRosoutQueue queued records, it goes to the console only:
+// a logger that logs on every publish cannot recurse for ever.
 func (h *rosoutHandler) Handle(ctx context.Context, r slog.Record) error {
 	err := h.inner.Handle(ctx, r)
-	// A record logged while this goroutine publishes one (the transport
-	// logging through this node) goes to the console only: publishing it
-	// would recurse. Other goroutines' records are published.
-	if h.sink.busy.Load() > 0 && onStack(rosoutPublishName) {
+	s := h.sink
+	s.mu.Lock()
+	if s.publishing {
+		if s.depth < maxRosoutDepth && len(s.queue) < maxRosoutQueue {
+			s.queue = append(s.queue, rosoutRecord{r: r.Clone(), attrs: h.attrs, depth: s.depth + 1})
+		}
+		s.mu.Unlock()
 		return err
 	}
-	h.sink.busy.Add(1)
-	defer h.sink.busy.Add(-1)
-	h.sink.publish(r, h.attrs)
-	return err
+	s.publishing, s.depth = true, 0
+	s.mu.Unlock()
+	s.publish(r, h.attrs)
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.publishing, s.depth = false, 0
+			s.mu.Unlock()
+			return err
+		}
+		q := s.queue[0]
+		s.queue = s.queue[1:]
+		s.depth = q.depth
+		s.mu.Unlock()
+		s.publish(q.r, q.attrs)
+	}
 }
 
-var rosoutPublishName = runtime.FuncForPC(reflect.ValueOf((*rosoutSink).publish).Pointer()).Name()
+// Bounds of the records queued behind a /rosout publish (see Handle).
+const (
+	maxRosoutDepth = 8
+	maxRosoutQueue = 1024
+)
 
-// onStack reports whether function name has a frame on the calling
-// goroutine's stack (asked only while some publish is in progress).
-func onStack(name string) bool {
-	var pcs [64]uintptr
-	for skip := 2; ; skip += len(pcs) {
-		n := runtime.Callers(skip, pcs[:])
-		frames := runtime.CallersFrames(pcs[:n])
-		for {
-			f, more := frames.Next()
-			if f.Function == name {
-				return true
-			}
-			if !more {
-				break
-			}
-		}
-		if n < len(pcs) {
-			return false
-		}
-	}
+// rosoutRecord is a record waiting for the publish in progress.
+type rosoutRecord struct {
+	r     slog.Record
+	attrs string
+	depth int
 }
 
 func (h *rosoutHandler) WithAttrs(as []slog.Attr) slog.Handler {
@@ -138,8 +153,6 @@ func rosoutLevel(l slog.Level) uint8 {
 }
 
 // publish sends one record on /rosout.
-//
-//go:noinline
 func (s *rosoutSink) publish(r slog.Record, attrs string) {
 	var b strings.Builder
 	b.WriteString(r.Message)

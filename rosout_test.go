@@ -63,7 +63,10 @@ func TestRosout(t *testing.T) {
 }
 
 // A subscriber of /rosout that logs from its deliver path (here: a raw
-// transport subscription on the same node's logger) does not recurse.
+// transport subscription on the same node's logger) does not recurse: its
+// record is queued and published after the one in progress, and one that
+// logs on every record stops after maxRosoutDepth levels. Records of
+// concurrent goroutines are all published.
 func TestRosoutNoRecursion(t *testing.T) {
 	tr := intra.New()
 	defer tr.Close()
@@ -74,10 +77,12 @@ func TestRosoutNoRecursion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	var count atomic.Int32
+	var count, echo atomic.Int32
+	echo.Store(1)
 	sub, err := tr.NewSubscription(n.info(), RosoutTopic, "rcl_interfaces/msg/Log", RosoutQoS(), func(rmw.Sample) {
-		if count.Add(1) == 1 {
-			n.Logger().Info("echo") // synchronously inside the publish of the first record
+		count.Add(1)
+		if echo.Add(-1) >= 0 {
+			n.Logger().Info("echo") // synchronously inside the publish
 		}
 	}, rmw.EndpointOptions{})
 	if err != nil {
@@ -85,16 +90,23 @@ func TestRosoutNoRecursion(t *testing.T) {
 	}
 	defer sub.Close()
 	n.Logger().Info("first")
-	if c := count.Load(); c != 1 {
-		t.Fatalf("%d records on /rosout, want 1 (the echo goes to the console only)", c)
+	if c := count.Load(); c != 2 {
+		t.Fatalf("%d records on /rosout, want 2 (the first, then its echo)", c)
 	}
+	echo.Store(1 << 20) // echo every record: bounded by the depth
+	n.Logger().Info("loud")
+	if c := count.Load(); c != 2+1+maxRosoutDepth {
+		t.Fatalf("%d records on /rosout, want %d", c, 2+1+maxRosoutDepth)
+	}
+	echo.Store(0)
+	count.Store(0)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
 		go func() { defer wg.Done(); n.Logger().Warn("concurrent") }()
 	}
 	wg.Wait()
-	if c := count.Load(); c != 5 {
-		t.Fatalf("%d records, want 5: concurrent records are published", c)
+	if c := count.Load(); c != 4 {
+		t.Fatalf("%d records, want 4: concurrent records are published", c)
 	}
 }

@@ -81,14 +81,23 @@ func (n *Node) serviceEndpoint(name string, opts []ServiceOption) (serviceConfig
 
 var serviceIDs atomic.Uint64
 
+// serviceBacklog is the least number of requests a service keeps waiting
+// for its handler, whatever its QoS depth: 32 callers sending at once to
+// a keep last 10 service must not lose 22 requests (rclcpp's DDS readers
+// take requests as they come; a request dropped here leaves its caller
+// waiting until its deadline).
+const serviceBacklog = 1000
+
 // Service answers requests of type Req with responses of type Resp. Its
 // handler runs on the goroutine that spins the node's executor, one request
 // at a time.
 //
 // Requests are decoded on the transport's goroutine (one that does not
-// decode is dropped and counted in Dropped) and queued by the QoS history:
-// with keep last N, the oldest waiting request is dropped (and counted in
-// Lost) when an N+1th arrives.
+// decode is dropped and counted in Dropped) and queued until the handler
+// takes them. Every queued request has a caller waiting for its response,
+// so the queue keeps up to max(N, serviceBacklog) requests for a keep last
+// N history (N alone announced on the wire): only beyond that is the
+// oldest waiting request dropped (and counted in Lost).
 type Service[Req, Resp any] struct {
 	id      uint64
 	node    *Node
@@ -185,7 +194,7 @@ func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *
 		return nil, err
 	}
 	q := cfg.qos.Normalize()
-	limit := q.Depth
+	limit := max(q.Depth, serviceBacklog)
 	if q.History == rmw.KeepAll {
 		limit = keepAllCap
 	}
@@ -197,7 +206,7 @@ func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *
 		}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	srv, err := st.NewServiceServer(n.info(), resolved, PReq(new(Req)).TypeName(), PResp(new(Resp)).TypeName(),
-		cfg.qos, s.deliver, serviceTypeHashes(n.eventOptions(resolved, "service", cfg.onEvent), PReq(new(Req)), PResp(new(Resp))))
+		cfg.qos, s.deliver, serviceTypeHashes(n.eventOptions(resolved, "service", nil, cfg.onEvent), PReq(new(Req)), PResp(new(Resp))))
 	if err != nil {
 		s.cancel()
 		return nil, err
@@ -379,13 +388,7 @@ func NewClient[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *N
 			v := new(Resp)
 			return v, msg.Unmarshal(b, PResp(v))
 		}}
-	user := cfg.onEvent
-	eo := n.eventOptions(resolved, "client", func(ev rmw.Event) {
-		c.notify()
-		if user != nil {
-			user(ev)
-		}
-	})
+	eo := n.eventOptions(resolved, "client", func(rmw.Event) { c.notify() }, cfg.onEvent)
 	cl, err := st.NewServiceClient(n.info(), resolved, PReq(new(Req)).TypeName(), PResp(new(Resp)).TypeName(),
 		cfg.qos, c.deliver, serviceTypeHashes(eo, PReq(new(Req)), PResp(new(Resp))))
 	if err != nil {

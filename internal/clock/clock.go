@@ -162,10 +162,15 @@ func NewWaiter(c chan struct{}) *Waiter {
 }
 
 // Wake signals the waiter without blocking.
-func (w *Waiter) Wake() {
+func (w *Waiter) Wake() { w.signal() }
+
+// signal sends the token and reports whether this call sent it.
+func (w *Waiter) signal() bool {
 	select {
 	case w.C <- struct{}{}:
+		return true
 	default:
+		return false
 	}
 }
 
@@ -355,7 +360,13 @@ func (o *Override) Install(ns RosTime) Change {
 	o.seq.Add(1)
 	o.notifyLocked(ch, int64(prevNow), int64(ns))
 	o.mu.Unlock()
-	o.wake(ch != Forward, ns)
+	if o.wake(ch != Forward, ns) {
+		// Hand the processor to the executor just woken (it is the next
+		// goroutine to run here): the callback runs now, on the
+		// executor's goroutine, rather than after the installer has
+		// finished its own work or another processor has stolen it.
+		runtime.Gosched()
+	}
 	return ch
 }
 
@@ -449,10 +460,11 @@ func (o *Override) notifyLocked(ch Change, before, after int64) {
 	}
 }
 
-func (o *Override) wake(all bool, now RosTime) {
+func (o *Override) wake(all bool, now RosTime) (woke bool) {
 	for _, w := range *o.waiters.Load() {
 		if all || int64(now) >= w.Deadline.Load() {
-			w.Wake()
+			woke = w.signal() || woke
 		}
 	}
+	return woke
 }

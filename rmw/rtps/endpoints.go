@@ -42,6 +42,9 @@ type Publisher struct {
 	refused map[wire.GUID]bool // incompatible peers already reported
 	hist    []rmw.Sample       // transient-local copies for local late joiners
 	histCap int
+	// server is the service server whose response writer this is
+	// (service.go): its waiting responses go out when a reader matches.
+	server *ServiceServer
 }
 
 var _ rmw.Publisher = (*Publisher)(nil)
@@ -67,6 +70,9 @@ type Subscription struct {
 	// svc, if set, takes the remote samples of a service reader in place
 	// of the plain path (service.go).
 	svc func(*Subscription, endpoint.Sample)
+	// svcDeliver, if set, takes the samples of a service reader (remote
+	// and local) with their request identity, in place of deliver.
+	svcDeliver func(rmw.Sample, rmw.RequestID)
 }
 
 var _ rmw.Subscription = (*Subscription)(nil)
@@ -129,6 +135,13 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	if wc.Depth > 1<<20 {
 		wc.Depth = 1 << 20
 	}
+	if t.nextService {
+		// A service writer keeps svcHistory samples at least, whatever
+		// depth it announces (service.go).
+		wc.Depth = max(wc.Depth, svcHistory)
+		wc.MaxHistoryBytes = svcHistoryBytes
+	}
+	t.nextService = false
 	w, err := endpoint.NewWriter(wc, endpoint.OutputFunc(t.send))
 	if err != nil {
 		return nil, fmt.Errorf("rtps: writer for %s: %w", ddsTopic, err)
@@ -213,13 +226,14 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
 		Durable:     qos.Durability == rmw.TransientLocal,
 	}
-	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow {
+	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow || t.nextService {
 		// Deep readers buffer as far as a KEEP_ALL writer may run ahead
 		// (endpoint.DefaultMaxSamples): with the default window one lost
 		// datagram makes the reader drop everything past it, and the
 		// writer resends the whole burst.
 		rc.Window = 1024
 	}
+	t.nextService = false
 	r, err := endpoint.NewReader(rc, endpoint.OutputFunc(t.send), s.remoteSample)
 	if err != nil {
 		return nil, fmt.Errorf("rtps: reader for %s: %w", dt, err)
@@ -305,6 +319,7 @@ func (t *Transport) pairLocal(p *Publisher, s *Subscription) bool {
 	s.local = append(s.local, p)
 	t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.guid)})
 	t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.guid)})
+	t.flushResponsesLocked(t.cfg.Clock.Now(), p)
 	return true
 }
 
@@ -332,6 +347,7 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 	if !p.remote[g] {
 		p.remote[g] = true
 		t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
+		t.flushResponsesLocked(now, p)
 	}
 }
 
@@ -480,7 +496,7 @@ func (p *Publisher) Publish(data []byte) error {
 		return ErrClosed
 	}
 	ts := t.cfg.WallNow()
-	deadline := time.Now().Add(maxBlocking)
+	deadline := t.cfg.Clock.Now() + int64(maxBlocking)
 	wireData, err := t.wirePayload(p, data)
 	if err != nil {
 		t.mu.Unlock()
@@ -491,7 +507,7 @@ func (p *Publisher) Publish(data []byte) error {
 		if err == nil {
 			break
 		}
-		if err != endpoint.ErrWouldBlock || time.Now().After(deadline) || p.closed {
+		if err != endpoint.ErrWouldBlock || t.cfg.Clock.Now() > deadline || p.closed {
 			t.mu.Unlock()
 			return fmt.Errorf("rtps: publish on %s: %w", p.ed.TopicName, err)
 		}
@@ -531,15 +547,25 @@ func (p *Publisher) Publish(data []byte) error {
 	return nil
 }
 
-// waitCond waits on t.ackCond (t.mu held) with a timeout.
-func waitCond(t *Transport, deadline time.Time) {
-	stop := time.AfterFunc(time.Until(deadline), func() {
-		t.mu.Lock()
-		t.ackCond.Broadcast()
-		t.mu.Unlock()
-	})
+// waitCond waits on t.ackCond (t.mu held) until it is broadcast or the
+// transport's clock reaches deadline. Only a blocked writer waits (a full
+// KEEP_ALL history, a response before its reader matched): a goroutine
+// per wait broadcasts at the deadline.
+func waitCond(t *Transport, deadline int64) {
+	ch, stop := t.cfg.Clock.After(time.Duration(max(deadline-t.cfg.Clock.Now(), 0)))
+	woken := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			t.mu.Lock()
+			t.ackCond.Broadcast()
+			t.mu.Unlock()
+		case <-woken:
+		}
+	}()
 	t.ackCond.Wait()
-	stop.Stop()
+	close(woken)
+	stop()
 }
 
 // writeLocked publishes an internal sample (the graph) to remote readers

@@ -126,7 +126,11 @@ type Stats struct {
 	// BadServiceSamples counts service requests and responses dropped
 	// because they did not decode in their mapping.
 	BadServiceSamples uint64
-	Discovery         discovery.Stats
+	// DroppedResponses counts service responses a server dropped because
+	// the response reader of the client was not matched within 5 s (or
+	// because too many responses were waiting).
+	DroppedResponses uint64
+	Discovery        discovery.Stats
 	// Guard counts what hostile or silent peers made the user endpoints
 	// refuse or stop (guard.go).
 	Guard GuardStats
@@ -175,6 +179,9 @@ type Transport struct {
 	// nextUserData is the USER_DATA of the next endpoint created (service
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
+	// nextService says the next endpoint created is a service's (its
+	// writer keeps what is not acknowledged), consumed by it.
+	nextService bool
 
 	draining bool // an event dispatch is running (guarded by mu)
 
@@ -660,9 +667,12 @@ func (t *Transport) queue(gate *atomic.Bool, fn func(rmw.Event), ev rmw.Event) {
 func (t *Transport) runCallback(c *callback) {
 	t.running.Store(c.gate)
 	if !c.gate.Load() {
-		if c.onEvent != nil {
+		switch {
+		case c.onEvent != nil:
 			c.onEvent(c.ev)
-		} else {
+		case c.sub.svcDeliver != nil:
+			c.sub.svcDeliver(c.smp, c.id)
+		default:
 			c.sub.deliver(c.smp)
 		}
 	}
@@ -739,6 +749,9 @@ func (t *Transport) timerLoop() {
 		next := t.disc.Tick(now)
 		for _, p := range t.pubs {
 			next = min(next, p.w.Tick(now))
+			if p.server != nil && len(p.server.pending) > 0 {
+				next = min(next, p.server.flushLocked(now))
+			}
 		}
 		for _, s := range t.subs {
 			next = min(next, s.r.Tick(now))
