@@ -2,7 +2,11 @@ package interop
 
 import (
 	"fmt"
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/wire"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -484,4 +488,81 @@ func TestGoSecureExampleTalker(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestGoSecureSpoofAndReplay: on loopback, a plain DATA that claims the
+// GUID of a live secure publisher (the spoof that an unsecured graph
+// delivers) and the publisher's captured datagrams sent again are dropped
+// by a secure Go subscriber and counted.
+func TestGoSecureSpoofAndReplay(t *testing.T) {
+	RequireNamespace(t)
+	dom := Domain(t)
+	ks := nrosKeystore(t, dom, "/talker", "/listener")
+	talker := newSecureGoNode(t, dom, ks, "/talker", "go_talker")
+	listener := newSecureGoNode(t, dom, ks, "/listener", "go_listener")
+	var mu sync.Mutex
+	var got []string
+	if _, err := nros.NewSubscription(listener.node, "/chatter", nros.KeepLast(10), func(m *std_msgs.String) {
+		mu.Lock()
+		got = append(got, m.Data)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	listener.spin()
+	// A transport publisher: its GID names the writer to spoof.
+	pub, err := talker.tr.NewPublisher(rmw.NodeInfo{Name: "go_talker", Namespace: "/"}, "/chatter", "std_msgs/msg/String",
+		rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 10}, rmw.EndpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+		t.Fatal("no match")
+	}
+	c := StartCapture(t)
+	time.Sleep(time.Second)
+	for i := 1; i <= 3; i++ {
+		_ = pub.Publish(msg.Marshal(&std_msgs.String{Data: chatterString(i, 0)}, true, nil))
+	}
+	if !waitFor(10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 }) {
+		t.Fatalf("got %q", got)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	_, dgs := c.Stop(t)
+	user := listener.tr.UserAddr()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	dst := net.UDPAddrFromAddrPort(user)
+	replayed := 0
+	for _, d := range dgs {
+		if d.DstPort == int(user.Port()) {
+			_, _ = conn.WriteToUDP(d.Payload, dst)
+			replayed++
+		}
+	}
+	// The spoof: a plain DATA from the publisher's GUID, a later SN.
+	gid := pub.(*rtps.Publisher).GID()
+	var prefix wire.GuidPrefix
+	copy(prefix[:], gid[:12])
+	var b wire.Builder
+	b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: rtps.Vendor, Prefix: prefix})
+	payload := msg.Marshal(&std_msgs.String{Data: "spoofed"}, true, nil)
+	if err := b.Data(&wire.Data{WriterID: wire.EntityID(gid[12:16]), WriterSN: 1000, SerializedPayload: payload}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = conn.WriteToUDP(b.Bytes(), dst)
+	time.Sleep(time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("after %d replayed datagrams and a spoof, the listener has %q", replayed, got)
+	}
+	st := listener.tr.Stats().Security
+	if replayed == 0 || st.Replayed == 0 || st.Unprotected == 0 {
+		t.Fatalf("%d datagrams replayed; security %+v", replayed, st)
+	}
+	t.Logf("%d datagrams replayed, 1 spoofed: security %+v", replayed, st)
 }
