@@ -209,6 +209,7 @@ func TestSecureDenyClock(t *testing.T) {
 	tr := secureMem(t, udp.NewMemNetwork(), art, nil)
 	defer tr.Close()
 	_, err := tr.NewSubscription(node, "/clock", "rosgraph_msgs/msg/Clock", reliable, func(rmw.Sample) {}, rmw.EndpointOptions{})
+	t.Logf("the error: %v", err)
 	var de *access.DeniedError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "rt/clock") || !strings.Contains(err.Error(), "deny") {
 		t.Fatalf("err = %v", err)
