@@ -1,8 +1,10 @@
 package interop
 
 import (
+	"context"
 	"fmt"
 	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/std_srvs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps/wire"
 	"io"
@@ -565,4 +567,40 @@ func TestGoSecureSpoofAndReplay(t *testing.T) {
 		t.Fatalf("%d datagrams replayed; security %+v", replayed, st)
 	}
 	t.Logf("%d datagrams replayed, 1 spoofed: security %+v", replayed, st)
+}
+
+// TestGoSecureClientToPeerServer: a secure Go client calls a secure SetBool
+// server of each vendor.
+func TestGoSecureClientToPeerServer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, "/talker", "/listener")
+			srv := Start(t, "svc_"+vendor, "--mode", "server", "--service", "/set_flag", "--count", "3",
+				"--timeout", "60", "--domain", fmt.Sprint(dom), "--keystore", ks, "--enclave", "/listener")
+			g := newSecureGoNode(t, dom, ks, "/talker", "go_client")
+			cl, err := nros.NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "set_flag")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			for i := 1; i <= 3; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				resp, err := cl.Call(ctx, &std_srvs.SetBool_Request{Data: i%2 == 1})
+				cancel()
+				if err != nil {
+					t.Fatalf("call %d: %v; security %+v\n%s", i, err, g.tr.Stats().Security, srv.Stderr())
+				}
+				want := fmt.Sprintf("%s %v", vendor, i%2 == 1)
+				if resp.Success != (i%2 == 1) || resp.Message != want {
+					t.Fatalf("call %d: %+v, want message %q", i, resp, want)
+				}
+			}
+			if rc, err := srv.Wait(20 * time.Second); err != nil || rc != ExitOK {
+				t.Fatalf("server exit %d %v", rc, err)
+			}
+		})
+	}
 }
