@@ -604,3 +604,36 @@ func TestGoSecureClientToPeerServer(t *testing.T) {
 		})
 	}
 }
+
+// TestGoSecureDenyClock: permissions that deny subscribing to /clock (and
+// allow everything else) stop simtimer with use_sim_time at start, with an
+// error naming rt/clock and the rule.
+func TestGoSecureDenyClock(t *testing.T) {
+	RequireNamespace(t)
+	simtimerBinary(t)
+	dom := Domain(t)
+	ks := nrosKeystore(t, dom, "/simtimer")
+	pol := filepath.Join(t.TempDir(), "policy.xml")
+	if err := os.WriteFile(pol, []byte(`<policy version="0.2.0"><enclaves><enclave path="/simtimer"><profiles>
+<profile ns="/" node="simtimer">
+<topics subscribe="DENY"><topic>clock</topic></topics>
+<topics publish="ALLOW" subscribe="ALLOW"><topic>/*</topic></topics>
+<services reply="ALLOW" request="ALLOW"><service>/*</service></services>
+</profile></profiles></enclave></enclaves></policy>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := keystore.CreatePermission(ks, "/simtimer", pol, keystore.Options{DomainID: strconv.Itoa(dom)}); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"ROS_SECURITY_ENABLE=true", "ROS_SECURITY_STRATEGY=Enforce", "ROS_SECURITY_KEYSTORE=" + ks}
+	p := startSimtimerEnv(t, dom, env, "-p", "use_sim_time:=true", "-p", "duration_s:=5", "--enclave", "/simtimer")
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("simtimer did not stop; stderr %s", p.stderr())
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(p.stderr(), "rt/clock") || !strings.Contains(p.stderr(), "deny") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming rt/clock and the deny rule", code, p.stderr())
+	}
+	t.Logf("simtimer: %s", strings.TrimSpace(p.stderr()))
+}
