@@ -63,7 +63,7 @@ func newSecureGoNode(t *testing.T, dom int, ks, enclave, name string) *goNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := rtps.New(rtps.Config{DomainID: dom, Security: art, Enclave: enclave,
+	tr, err := rtps.New(rtps.Config{DomainID: dom, Security: art, Enclave: enclave, Warnf: t.Logf,
 		Logf: func(f string, a ...any) {
 			if strings.Contains(f, "security") || testing.Verbose() {
 				t.Logf(f, a...)
@@ -636,4 +636,40 @@ func TestGoSecureDenyClock(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want a failure naming rt/clock and the deny rule", code, p.stderr())
 	}
 	t.Logf("simtimer: %s", strings.TrimSpace(p.stderr()))
+}
+
+// TestGoSecureForeignCA: a secure Go node and a secure peer of each vendor
+// whose identities come from different identity CAs (two keystores) never
+// match, and the Go side reports the handshake failure clearly.
+func TestGoSecureForeignCA(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, v := range Vendors {
+		t.Run(v, func(t *testing.T) {
+			dom := Domain(t)
+			ksGo, ksPeer := nrosKeystore(t, dom, "/listener"), nrosKeystore(t, dom, "/a/listener")
+			sub := Start(t, "chattersub_"+v, "--domain", d(dom), "--keystore", ksPeer, "--enclave", "/a/listener",
+				"--count", "0", "--timeout", "6", "--first", "0", "--allow-gaps")
+			g := newSecureGoNode(t, dom, ksGo, "/listener", "go_talker")
+			pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := waitFor(15*time.Second, func() bool { return g.tr.Stats().Security.HandshakeFailures > 0 })
+			for i := 1; i <= 10; i++ {
+				_ = pub.Publish(&std_msgs.String{Data: chatterString(i, 0)})
+			}
+			if _, err := sub.Wait(20 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			st := g.tr.Stats().Security
+			if !ok || !strings.Contains(st.LastHandshakeError, "not signed by the identity CA") {
+				t.Fatalf("security stats %+v", st)
+			}
+			if len(sub.Lines()) != 0 || pub.MatchedSubscriptions() != 0 || st.Authenticated != 0 {
+				t.Fatalf("%d samples across identity CAs, matched %d", len(sub.Lines()), pub.MatchedSubscriptions())
+			}
+			t.Logf("handshake error: %s", st.LastHandshakeError)
+		})
+	}
 }
