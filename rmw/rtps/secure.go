@@ -803,6 +803,19 @@ func (s *secState) tick(now int64) int64 {
 	return next
 }
 
+// forgetLocal drops the keys of a closed local endpoint and the record of
+// the tokens it sent.
+func (s *secState) forgetLocal(g wire.GUID) {
+	delete(s.local, g.Entity)
+	for _, r := range s.remotes {
+		for k := range r.sent {
+			if k[0] == g {
+				delete(r.sent, k)
+			}
+		}
+	}
+}
+
 // forget drops a participant that left (or whose lease ended).
 func (s *secState) forget(prefix wire.GuidPrefix) {
 	delete(s.remotes, prefix)
