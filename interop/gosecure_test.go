@@ -233,7 +233,9 @@ func TestGoSecureClockFromPeer(t *testing.T) {
 			g := newSecureGoNode(t, dom, ks, "/simtimer", "go_clock")
 			var mu sync.Mutex
 			var got []int64
-			_, err := nros.NewSubscription(g.node, "/clock", nros.ClockQoS(), func(m *rosgraph_msgs.Clock) {
+			q := nros.ClockQoS() // best effort, as the publisher; deep, so the executor drops none
+			q.Depth = 1000
+			_, err := nros.NewSubscription(g.node, "/clock", q, func(m *rosgraph_msgs.Clock) {
 				mu.Lock()
 				got = append(got, int64(m.Clock.Sec)*1e9+int64(m.Clock.Nanosec))
 				mu.Unlock()
@@ -254,7 +256,10 @@ func TestGoSecureClockFromPeer(t *testing.T) {
 			first := got
 			mu.Unlock()
 			st := g.tr.Stats().Security
-			if n != 530 {
+			// Under the race detector the best-effort stream may lose a few
+			// datagrams at the socket; the check that matters then is that
+			// security refused none.
+			if n != 530 && (!raceEnabled || n < 500) {
 				t.Errorf("got %d of 530 samples (first %v); security %+v", n, first[:min(5, n)], st)
 			}
 			if st.Refused != 0 || st.Unprotected != 0 {
