@@ -572,7 +572,11 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 	part := endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21}
 	out := endpoint.OutputFunc(func(to []wire.Locator, msg []byte) { s.sendVolatile(r, to, msg) })
 	r.volW, err = endpoint.NewWriter(endpoint.WriterConfig{GUID: wire.GUID{Prefix: s.t.prefix, Entity: entVolatileW},
-		Participant: part, Reliable: true, KeepAll: true, Depth: 64, FragmentSize: 8192, MaxMessageSize: 16384}, out)
+		Participant: part, Reliable: true, KeepAll: true, Depth: 64, FragmentSize: 8192, MaxMessageSize: 16384,
+		// Writers wait for the acknowledgement of their keys
+		// (writerReady): ask for it soon. HEARTBEATs go only to a
+		// reader that is behind.
+		HeartbeatPeriod: int64(10 * time.Millisecond)}, out)
 	if err != nil {
 		s.failed(r, err)
 		return
@@ -747,6 +751,7 @@ func (s *secState) writerReady(w wire.EntityID, g wire.GUID) bool {
 	sn, ok := r.sent[[2]wire.GUID{{Prefix: s.t.prefix, Entity: w}, g}]
 	if !ok || sn == 0 || !r.volW.Acknowledged(sn) {
 		s.pending = true
+		s.t.cfg.Logf("rtps: security: writer %v waits for %v to take its keys", w, g)
 		return false
 	}
 	return true
@@ -801,6 +806,19 @@ func (s *secState) tick(now int64) int64 {
 		next = min(next, s.next)
 	}
 	return next
+}
+
+// forgetLocal drops the keys of a closed local endpoint and the record of
+// the tokens it sent.
+func (s *secState) forgetLocal(g wire.GUID) {
+	delete(s.local, g.Entity)
+	for _, r := range s.remotes {
+		for k := range r.sent {
+			if k[0] == g {
+				delete(r.sent, k)
+			}
+		}
+	}
 }
 
 // forget drops a participant that left (or whose lease ended).

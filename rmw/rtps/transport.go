@@ -49,6 +49,15 @@
 // for the transport's goroutines either; it still guarantees that no new
 // callback of what it closed starts after it returns.
 //
+// # Security
+//
+// With Config.Security set (SROS2 artifacts: SecurityFromEnv) the
+// participant runs the DDS Security builtin plugins of package
+// security/...: authentication of every remote participant before any
+// match, access control of local and remote endpoints, and the protection
+// governance asks for on the wire; secure.go has the details and
+// Stats.Security the counters.
+//
 // # Safety
 //
 // In the LOCALHOST range (the default) sockets bind 127.0.0.1 (0.0.0.0 only
