@@ -15,6 +15,7 @@ import (
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/intra"
 	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/rtps/security/keystore"
 	"github.com/nros-go/nros/rmw/zenoh"
 )
 
@@ -281,12 +282,42 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		log := c.logger("rtps")
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
 		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+		if err := c.securityConfig(&cfg, log); err != nil {
+			return nil, err
+		}
 		t, err := rtps.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("nros: starting the DDS transport: %w", err)
 		}
 		return t, nil
 	}
+}
+
+// securityConfig applies SROS2's environment (ROS_SECURITY_ENABLE,
+// ROS_SECURITY_STRATEGY, ROS_SECURITY_KEYSTORE,
+// ROS_SECURITY_ENCLAVE_OVERRIDE) and the context's --enclave/-e to cfg.
+// Under Enforce, missing or invalid artifacts are an error naming the
+// file; under Permissive the participant runs unsecured with a warning.
+func (c *Context) securityConfig(cfg *rtps.Config, log *slog.Logger) error {
+	enclave := ""
+	if c.args != nil {
+		enclave = c.args.Enclave
+	}
+	art, sel, err := rtps.SecurityFromEnv(os.Getenv, enclave, time.Now())
+	if sel.Enabled && sel.Enclave != "" {
+		cfg.Enclave = sel.Enclave
+	} else if enclave != "" {
+		cfg.Enclave = enclave
+	}
+	switch {
+	case err != nil && sel.Strategy == keystore.Enforce:
+		return fmt.Errorf("nros: security (ROS_SECURITY_STRATEGY=Enforce): %w", err)
+	case err != nil:
+		log.Warn(fmt.Sprintf("security (ROS_SECURITY_STRATEGY=Permissive): running unsecured: %v", err))
+	default:
+		cfg.Security = art
+	}
+	return nil
 }
 
 // failedTransport reports why the default transport could not be made.

@@ -72,6 +72,14 @@ func TestParameterServiceUseSimTime(t *testing.T) {
 		if v, _ := f.server.GetParameter(UseSimTimeParameter); v.String() != "Boolean value is: True" {
 			t.Fatalf("use_sim_time is %v", v)
 		}
+		// The server's /clock subscription exists now; over DDS the
+		// client's publisher matches it when discovery has run.
+		for i := 0; clk.MatchedSubscriptions() == 0; i++ {
+			if i == 100 {
+				t.Fatal("the client's /clock publisher never matched the server's subscription")
+			}
+			time.Sleep(100 * time.Millisecond) // virtual time (synctest)
+		}
 		clk.Publish(&rosgraph_msgs.Clock{Clock: builtin_interfaces.Time{Sec: 42}})
 		synctest.Wait()
 		if now := f.server.Clock().Now(); now.Nanoseconds() != 42e9 {

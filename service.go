@@ -82,15 +82,23 @@ func (n *Node) serviceEndpoint(name string, opts []ServiceOption) (serviceConfig
 
 var serviceIDs atomic.Uint64
 
+// serviceBacklog is the least number of requests a service keeps waiting
+// for its handler, whatever its QoS depth: 32 callers sending at once to
+// a keep last 10 service must not lose 22 requests (rclcpp's DDS readers
+// take requests as they come; a request dropped here leaves its caller
+// waiting until its deadline).
+const serviceBacklog = 1000
+
 // Service answers requests of type Req with responses of type Resp. Its
 // handler runs on the goroutine that spins the node's executor, one request
 // at a time.
 //
-// Requests are queued as received, by the QoS history, and decoded on the
-// executor's goroutine before the handler (one that does not decode is
-// dropped and counted in Dropped):
-// with keep last N, the oldest waiting request is dropped (and counted in
-// Lost) when an N+1th arrives.
+// Requests are queued as received and decoded on the executor's goroutine
+// before the handler (one that does not decode is dropped and counted in
+// Dropped). Every queued request has a caller waiting for its response, so
+// the queue keeps up to max(N, serviceBacklog) requests for a keep last N
+// history (N alone announced on the wire): only beyond that is the oldest
+// waiting request dropped (and counted in Lost).
 type Service[Req, Resp any] struct {
 	id       uint64
 	node     *Node
@@ -188,7 +196,7 @@ func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *
 		return nil, err
 	}
 	q := cfg.qos.Normalize()
-	limit := q.Depth
+	limit := max(q.Depth, serviceBacklog)
 	if q.History == rmw.KeepAll {
 		limit = keepAllCap
 	}

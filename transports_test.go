@@ -84,7 +84,7 @@ var (
 
 // serviceTransports are the transports the service and parameter tests
 // run over.
-var serviceTransports = []transportPair{intraPair, zenohPair}
+var serviceTransports = []transportPair{intraPair, zenohPair, rtpsPair}
 
 // forTransports runs f once per transport pair, each in its own synctest
 // bubble.

@@ -155,8 +155,20 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // environment so that it uses DDS.
 func startSimtimer(t testing.TB, dom int, rosArgs ...string) *goProc {
 	t.Helper()
+	return startSimtimerEnv(t, dom, nil, rosArgs...)
+}
+
+// startSimtimerEnv is startSimtimer with more environment ("K=V").
+func startSimtimerEnv(t testing.TB, dom int, extraEnv []string, rosArgs ...string) *goProc {
+	t.Helper()
+	return startGoBinEnv(t, simtimerBinary(t), dom, extraEnv, rosArgs...)
+}
+
+// startGoBinEnv runs the Go program bin with --ros-args rosArgs in domain
+// dom, with more environment ("K=V").
+func startGoBinEnv(t testing.TB, bin string, dom int, extraEnv []string, rosArgs ...string) *goProc {
+	t.Helper()
 	RequireNamespace(t)
-	bin := simtimerBinary(t)
 	p := &goProc{done: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"--ros-args"}, rosArgs...)...)
 	var env []string
@@ -165,7 +177,7 @@ func startSimtimer(t testing.TB, dom int, rosArgs ...string) *goProc {
 			env = append(env, kv)
 		}
 	}
-	p.cmd.Env = append(env, "ROS_DOMAIN_ID="+strconv.Itoa(dom))
+	p.cmd.Env = append(append(env, "ROS_DOMAIN_ID="+strconv.Itoa(dom)), extraEnv...)
 	p.cmd.Stdout = lockedWriter{&p.mu, &p.out}
 	p.cmd.Stderr = lockedWriter{&p.mu, &p.errb}
 	if err := p.cmd.Start(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/msg/rmw_dds_common"
+	"github.com/nros-go/nros/rmw/rtps/security/keystore"
 	"github.com/nros-go/nros/rmw/rtps/udp"
 )
 
@@ -101,6 +102,10 @@ type Config struct {
 	// Iron and later). Zero learns it from the first peer sample that
 	// parses one way only, starting with Jazzy's (the current LTS).
 	GidSize int
+	// Security, when set, makes the participant secure with these SROS2
+	// artifacts (SecurityFromEnv resolves them as rcl does): DDS Security's
+	// authentication, access control and cryptography (secure.go).
+	Security *keystore.Artifacts
 	// Logf, if set, receives diagnostics (lost sockets, send errors).
 	Logf func(format string, args ...any)
 	// Warnf receives problems the user should see: static peers

@@ -42,6 +42,9 @@ type Publisher struct {
 	refused map[wire.GUID]bool // incompatible peers already reported
 	hist    []rmw.Sample       // transient-local copies for local late joiners
 	histCap int
+	// server is the service server whose response writer this is
+	// (service.go): its waiting responses go out when a reader matches.
+	server *ServiceServer
 }
 
 var _ rmw.Publisher = (*Publisher)(nil)
@@ -67,6 +70,9 @@ type Subscription struct {
 	// svc, if set, takes the remote samples of a service reader in place
 	// of the plain path (service.go).
 	svc func(*Subscription, endpoint.Sample)
+	// svcDeliver, if set, takes the samples of a service reader (remote
+	// and local) with their request identity, in place of deliver.
+	svcDeliver func(rmw.Sample, rmw.RequestID)
 }
 
 var _ rmw.Subscription = (*Subscription)(nil)
@@ -109,6 +115,11 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	ed.TopicName, ed.TypeName = ddsTopic, ddsType
 	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, ddsType, opts.TypeHash), nil
 	discovery.SetQoS(&ed, qos, true)
+	if t.sec != nil {
+		if err := t.sec.checkLocal(&ed, true); err != nil {
+			return nil, err
+		}
+	}
 	wc := endpoint.WriterConfig{
 		GUID:           guid,
 		Participant:    endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
@@ -124,6 +135,13 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 	if wc.Depth > 1<<20 {
 		wc.Depth = 1 << 20
 	}
+	if t.nextService {
+		// A service writer keeps svcHistory samples at least, whatever
+		// depth it announces (service.go).
+		wc.Depth = max(wc.Depth, svcHistory)
+		wc.MaxHistoryBytes = svcHistoryBytes
+	}
+	t.nextService = false
 	w, err := endpoint.NewWriter(wc, endpoint.OutputFunc(t.send))
 	if err != nil {
 		return nil, fmt.Errorf("rtps: writer for %s: %w", ddsTopic, err)
@@ -147,6 +165,9 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 		if e.Data.TopicName == ddsTopic {
 			t.pairRemoteReader(now, p, e)
 		}
+	}
+	if t.sec != nil {
+		t.sec.syncTokensLocked(now)
 	}
 	if err := t.disc.Announce(now, &p.ed); err != nil {
 		t.cfg.Logf("rtps: announce %s: %v", ddsTopic, err)
@@ -193,6 +214,11 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 	ed.TopicName, ed.TypeName = dt, dtype
 	ed.UserData, t.nextUserData = endpointUserData(t.nextUserData, dtype, opts.TypeHash), nil
 	discovery.SetQoS(&ed, qos, false)
+	if t.sec != nil {
+		if err := t.sec.checkLocal(&ed, false); err != nil {
+			return nil, err
+		}
+	}
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
 		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
 	rc := endpoint.ReaderConfig{
@@ -200,13 +226,14 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
 		Durable:     qos.Durability == rmw.TransientLocal,
 	}
-	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow {
+	if qos.History == rmw.KeepAll || qos.Depth > endpoint.DefaultWindow || t.nextService {
 		// Deep readers buffer as far as a KEEP_ALL writer may run ahead
 		// (endpoint.DefaultMaxSamples): with the default window one lost
 		// datagram makes the reader drop everything past it, and the
 		// writer resends the whole burst.
 		rc.Window = 1024
 	}
+	t.nextService = false
 	r, err := endpoint.NewReader(rc, endpoint.OutputFunc(t.send), s.remoteSample)
 	if err != nil {
 		return nil, fmt.Errorf("rtps: reader for %s: %w", dt, err)
@@ -231,6 +258,9 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 			t.pairRemoteWriter(now, s, e)
 		}
 	}
+	if t.sec != nil {
+		t.sec.syncTokensLocked(now)
+	}
 	if err := t.disc.Announce(now, &s.ed); err != nil {
 		t.cfg.Logf("rtps: announce %s: %v", dt, err)
 	}
@@ -248,6 +278,12 @@ func (s *Subscription) queueLocked(smp rmw.Sample) {
 func (s *Subscription) remoteSample(smp endpoint.Sample) {
 	if smp.Payload == nil || smp.Key || s.closed.Load() {
 		return
+	}
+	if sec := s.t.sec; sec != nil {
+		var ok bool
+		if smp.Payload, ok = sec.decodePayload(s.guid.Entity, smp.Writer, smp.Payload); !ok {
+			return
+		}
 	}
 	if s.svc != nil {
 		s.svc(s, smp)
@@ -283,6 +319,7 @@ func (t *Transport) pairLocal(p *Publisher, s *Subscription) bool {
 	s.local = append(s.local, p)
 	t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(s.guid)})
 	t.queue(&s.closed, s.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(p.guid)})
+	t.flushResponsesLocked(t.cfg.Clock.Now(), p)
 	return true
 }
 
@@ -303,10 +340,14 @@ func (t *Transport) pairRemoteReader(now int64, p *Publisher, e *discovery.Endpo
 		return
 	}
 	delete(p.refused, g)
+	if t.sec != nil && !t.sec.writerReady(p.guid.Entity, g) {
+		return // secure.go: matched once the reader holds our keys
+	}
 	t.matchReaderLocked(now, p, e)
 	if !p.remote[g] {
 		p.remote[g] = true
 		t.queue(&p.cbClosed, p.onEvent, rmw.Event{Kind: rmw.EventMatched, Remote: gidString(g)})
+		t.flushResponsesLocked(now, p)
 	}
 }
 
@@ -370,6 +411,9 @@ func (l *listener) ParticipantDiscovered(p *discovery.Participant) {
 
 func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
 	t := (*Transport)(l)
+	if t.sec != nil {
+		t.sec.forget(p.Data.GuidPrefix)
+	}
 	t.notifyGraphLocked()
 	delete(t.remoteGraph, p.Data.GuidPrefix)
 	t.cfg.Logf("rtps: participant %v lost (expired %v)", p.Data.GuidPrefix, expired)
@@ -377,8 +421,14 @@ func (l *listener) ParticipantLost(p *discovery.Participant, expired bool) {
 
 func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 	t := (*Transport)(l)
-	t.notifyGraphLocked()
 	now := t.cfg.Clock.Now()
+	if t.sec != nil {
+		if !t.sec.admitRemote(e) {
+			return
+		}
+		defer t.sec.syncTokensLocked(now)
+	}
+	t.notifyGraphLocked()
 	g := e.GUID()
 	if e.Writer {
 		t.remW[g] = e
@@ -447,8 +497,13 @@ func (p *Publisher) Publish(data []byte) error {
 	}
 	ts := t.cfg.WallNow()
 	deadline := t.cfg.Clock.Now() + int64(maxBlocking)
+	wireData, err := t.wirePayload(p, data)
+	if err != nil {
+		t.mu.Unlock()
+		return err
+	}
 	for {
-		_, err := p.w.Write(t.cfg.Clock.Now(), data, ts)
+		_, err := p.w.Write(t.cfg.Clock.Now(), wireData, ts)
 		if err == nil {
 			break
 		}
@@ -517,7 +572,12 @@ func waitCond(t *Transport, deadline int64) {
 // and local subscriptions (t.mu held; local delivery is skipped: nothing
 // local subscribes to internal topics).
 func (t *Transport) writeLocked(p *Publisher, data []byte) {
-	if _, err := p.w.Write(t.cfg.Clock.Now(), data, t.cfg.WallNow()); err != nil {
+	wireData, err := t.wirePayload(p, data)
+	if err != nil {
+		t.cfg.Logf("rtps: %s: %v", p.ed.TopicName, err)
+		return
+	}
+	if _, err := p.w.Write(t.cfg.Clock.Now(), wireData, t.cfg.WallNow()); err != nil {
 		t.cfg.Logf("rtps: %s: %v", p.ed.TopicName, err)
 	}
 }
@@ -546,6 +606,9 @@ func (p *Publisher) Close() error {
 	p.closed = true
 	p.cbClosed.Store(true)
 	delete(t.pubs, p.guid.Entity)
+	if t.sec != nil {
+		t.sec.forgetLocal(p.guid)
+	}
 	_ = t.disc.Retract(t.cfg.Clock.Now(), p.guid)
 	for _, s := range p.local {
 		s.local = slices.DeleteFunc(slices.Clone(s.local), func(x *Publisher) bool { return x == p })
@@ -583,6 +646,9 @@ func (s *Subscription) Close() error {
 	}
 	s.closed.Store(true)
 	delete(t.subs, s.guid.Entity)
+	if t.sec != nil {
+		t.sec.forgetLocal(s.guid)
+	}
 	_ = t.disc.Retract(t.cfg.Clock.Now(), s.guid)
 	for g := range s.remote {
 		t.unrouteLocked(s, g)

@@ -22,6 +22,7 @@ type callback struct {
 	sub     *Subscription
 	smp     rmw.Sample
 	buf     *[]byte
+	id      rmw.RequestID // of a service sample (service.go)
 }
 
 // Sample buffers come in power-of-two classes from 256 B to 4 MiB; bigger

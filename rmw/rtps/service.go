@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,9 +34,21 @@ import (
 // sequence number is the request writer's RTPS sequence number, which is
 // also a client-wide counter from 1 as Cyclone wants.
 //
-// Inside the transport every service sample, remote or local, is handed
-// to the service code as body followed by a trailer of svcTrailer bytes
-// (see appendTrailer), which carries the request identity.
+// Inside the transport a service sample, remote or local, travels as the
+// body (in one pooled buffer, as topic samples) with its request identity
+// beside it in the callback queue (callback.id), not in the payload.
+//
+// Service writers keep the last svcHistory samples at least (and up to
+// svcHistoryBytes), whatever depth they announce (Cyclone's writer history keeps what is not
+// acknowledged): with the announced keep last 10, a burst of requests
+// beyond 10 over a lossy link overwrote requests or responses that a lost
+// datagram had left unacknowledged, and the call was lost. They never
+// block: a KEEP_ALL history would make SendRequest wait for
+// acknowledgements (the reader sends them late, on HEARTBEATs). A server
+// never blocks in SendResponse: a response whose client's response reader
+// is not matched yet (or that finds the writer's history full) waits in
+// the server (svcMaxPending responses, svcReplyTimeout at most) and goes
+// out once the reader matches.
 
 // Request-id mappings (rmw.RequestID.Mapping).
 const (
@@ -43,16 +56,30 @@ const (
 	mapFastDDS uint8 = 2
 )
 
-// svcTrailer is the size of the identity trailer of service samples.
-const svcTrailer = 48
-
 // cycloneHeader is the size of Cyclone's request header.
 const cycloneHeader = 16
 
-// svcWait is how long a server waits for the response reader of the
-// client that sent a request to be matched before it replies anyway (as
-// Fast DDS's max_blocking_time and Cyclone's check_for_response_reader).
-const svcWait = 100 * time.Millisecond
+// svcReplyTimeout is how long a response waits for the response reader of
+// its client to be matched before it is dropped (counted in
+// Stats.DroppedResponses and logged). Cyclone's and Fast DDS's servers
+// wait up to 100 ms, blocking, then send to no one.
+const svcReplyTimeout = 5 * time.Second
+
+// svcMaxPending bounds the responses waiting in one server; beyond it the
+// oldest is dropped (counted and logged).
+const svcMaxPending = 1024
+
+// svcRetry is how soon a server tries again to write waiting responses
+// that found its writer's history full of unacknowledged samples.
+const svcRetry = 10 * time.Millisecond
+
+// svcHistory is the least history depth of a service writer: far more
+// than the requests or responses one endpoint has in flight.
+const svcHistory = endpoint.DefaultMaxSamples
+
+// svcHistoryBytes bounds the payload bytes a service writer keeps (large
+// responses: fewer of them).
+const svcHistoryBytes = 8 << 20
 
 // ErrBadRequest is counted (Stats.BadServiceSamples) for a service sample
 // that does not decode in its mapping.
@@ -70,6 +97,18 @@ type ServiceServer struct {
 	req   *Subscription
 	resp  *Publisher
 	idTag string // serviceid
+	name  string // the ROS service name
+
+	// guarded by t.mu
+	pending []pendingReply // responses waiting for their reader, in order
+	logged  int64          // when a drop was last logged (t.cfg.Clock)
+}
+
+// pendingReply is a response waiting for its client's response reader.
+type pendingReply struct {
+	id   rmw.RequestID
+	data []byte
+	at   int64 // when SendResponse queued it (t.cfg.Clock)
 }
 
 // ServiceClient is the rtps implementation of rmw.ServiceClient.
@@ -79,31 +118,6 @@ type ServiceClient struct {
 	resp  *Subscription
 	cid   [16]byte // the client id in Cyclone's mapping (8 bytes used)
 	idTag string   // clientid
-}
-
-// appendTrailer appends the identity trailer: id (16), origin (16), seq
-// (8, little endian), mapping (1), 7 zero bytes.
-func appendTrailer(dst []byte, id rmw.RequestID) []byte {
-	dst = append(dst, id.Writer[:]...)
-	dst = append(dst, id.Origin[:]...)
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(id.Seq))
-	dst = append(dst, id.Mapping, 0, 0, 0, 0, 0, 0, 0)
-	return dst
-}
-
-// splitTrailer undoes appendTrailer.
-func splitTrailer(b []byte) ([]byte, rmw.RequestID, bool) {
-	if len(b) < svcTrailer {
-		return nil, rmw.RequestID{}, false
-	}
-	n := len(b) - svcTrailer
-	tr := b[n:]
-	var id rmw.RequestID
-	copy(id.Writer[:], tr[:16])
-	copy(id.Origin[:], tr[16:32])
-	id.Seq = int64(binary.LittleEndian.Uint64(tr[32:40]))
-	id.Mapping = tr[40]
-	return b[:n], id, true
 }
 
 // payloadOrder returns the byte order of a serialized payload from its
@@ -126,19 +140,31 @@ func cycloneID(v uint64) [16]byte {
 // the client id, the sequence number and the body (encapsulation header
 // followed by the body bytes, newly allocated).
 func DecodeCycloneSample(payload []byte) (client uint64, seq int64, body []byte, err error) {
+	client, seq, err = cycloneHeaderOf(payload)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	return client, seq, cutHeader(payload, cycloneHeader), nil
+}
+
+// cycloneHeaderOf reads Cyclone's header of a service payload.
+func cycloneHeaderOf(payload []byte) (client uint64, seq int64, err error) {
 	if len(payload) < 4+cycloneHeader {
-		return 0, 0, nil, fmt.Errorf("%w: %d bytes, want at least %d", ErrBadRequest, len(payload), 4+cycloneHeader)
+		return 0, 0, fmt.Errorf("%w: %d bytes, want at least %d", ErrBadRequest, len(payload), 4+cycloneHeader)
 	}
 	if payload[0] != 0 || payload[1] > 3 {
-		return 0, 0, nil, fmt.Errorf("%w: encapsulation %02x %02x", ErrBadRequest, payload[0], payload[1])
+		return 0, 0, fmt.Errorf("%w: encapsulation %02x %02x", ErrBadRequest, payload[0], payload[1])
 	}
 	bo := payloadOrder(payload)
-	client = bo.Uint64(payload[4:12])
-	seq = int64(bo.Uint64(payload[12:20]))
-	body = make([]byte, 0, len(payload)-cycloneHeader)
+	return bo.Uint64(payload[4:12]), int64(bo.Uint64(payload[12:20])), nil
+}
+
+// cutHeader returns a new slice of payload without the cut bytes that
+// follow its encapsulation header.
+func cutHeader(payload []byte, cut int) []byte {
+	body := make([]byte, 0, len(payload)-cut)
 	body = append(body, payload[:4]...)
-	body = append(body, payload[4+cycloneHeader:]...)
-	return client, seq, body, nil
+	return append(body, payload[4+cut:]...)
 }
 
 // EncodeCycloneSample puts Cyclone's header in front of body (a serialized
@@ -222,13 +248,8 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 	if err != nil {
 		return nil, err
 	}
-	s := &ServiceServer{t: t}
-	deliver := func(smp rmw.Sample) {
-		body, id, ok := splitTrailer(smp.Data)
-		if ok {
-			handle(rmw.Request{Data: body, ID: id})
-		}
-	}
+	s := &ServiceServer{t: t, name: service}
+	deliver := func(rmw.Sample) {} // service samples go to svcDeliver
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -236,6 +257,7 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 	}
 	s.idTag = svcID(wire.GUID{Prefix: t.prefix, Entity: wire.NewEntityID(t.entitySeq+1, 0)})
 	t.nextUserData = []byte("serviceid=" + s.idTag + ";")
+	t.nextService = true
 	s.req, err = t.newSubscriptionLocked(node, rq, rqType, qos, deliver, reqOpts, false)
 	if err != nil {
 		t.nextUserData = nil
@@ -243,7 +265,9 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 		return nil, err
 	}
 	s.req.svc = t.requestSample
+	s.req.svcDeliver = func(smp rmw.Sample, id rmw.RequestID) { handle(rmw.Request{Data: smp.Data, ID: id}) }
 	t.nextUserData = []byte("serviceid=" + s.idTag + ";")
+	t.nextService = true
 	s.resp, err = t.newPublisherLocked(node, service, rr, rrType, qos, respOpts, false)
 	t.nextUserData = nil
 	if err != nil {
@@ -251,6 +275,7 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 		s.req.Close()
 		return nil, err
 	}
+	s.resp.server = s
 	t.graphDirty = true
 	t.kickNeeded = true
 	t.finishLocked()
@@ -272,12 +297,7 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, service, reqType, respTy
 		return nil, err
 	}
 	c := &ServiceClient{t: t}
-	recv := func(smp rmw.Sample) {
-		body, id, ok := splitTrailer(smp.Data)
-		if ok && c.mine(id.Writer) {
-			deliver(rmw.Response{Data: body, Seq: id.Seq})
-		}
-	}
+	recv := func(rmw.Sample) {} // service samples go to svcDeliver
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -285,6 +305,7 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, service, reqType, respTy
 	}
 	c.idTag = svcID(wire.GUID{Prefix: t.prefix, Entity: wire.NewEntityID(t.entitySeq+1, 0)})
 	t.nextUserData = []byte("clientid=" + c.idTag + ";")
+	t.nextService = true
 	c.req, err = t.newPublisherLocked(node, service, rq, rqType, qos, reqOpts, false)
 	if err != nil {
 		t.nextUserData = nil
@@ -292,6 +313,7 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, service, reqType, respTy
 		return nil, err
 	}
 	t.nextUserData = []byte("clientid=" + c.idTag + ";")
+	t.nextService = true
 	c.resp, err = t.newSubscriptionLocked(node, rr, rrType, qos, recv, respOpts, false)
 	t.nextUserData = nil
 	if err != nil {
@@ -300,6 +322,11 @@ func (t *Transport) NewServiceClient(node rmw.NodeInfo, service, reqType, respTy
 		return nil, err
 	}
 	c.resp.svc = t.responseSample
+	c.resp.svcDeliver = func(smp rmw.Sample, id rmw.RequestID) {
+		if c.mine(id.Writer) {
+			deliver(rmw.Response{Data: smp.Data, Seq: id.Seq})
+		}
+	}
 	h := fnv.New64a()
 	g := c.req.guid.Bytes()
 	h.Write(g[:])
@@ -316,16 +343,32 @@ func (c *ServiceClient) mine(id [16]byte) bool {
 	return id == c.cid || id == c.resp.guid.Bytes() || id == c.req.guid.Bytes()
 }
 
-// queueService queues a service sample (body plus trailer) for s (t.mu held).
-func (t *Transport) queueService(s *Subscription, ts int64, writer wire.GUID, body []byte, id rmw.RequestID) {
+// queueService queues a remote service sample for s (t.mu held): one
+// pooled copy of the payload without the cut bytes of Cyclone's header,
+// the identity beside it.
+func (t *Transport) queueService(s *Subscription, ts int64, writer wire.GUID, payload []byte, cut int, id rmw.RequestID) {
 	if len(t.callbacks) >= maxQueuedCallbacks {
 		t.st.DroppedSamples++
 		return
 	}
 	t.st.Delivered++
-	data := appendTrailer(append(make([]byte, 0, len(body)+svcTrailer), body...), id)
-	t.callbacks = append(t.callbacks, callback{gate: &s.closed, sub: s,
-		smp: rmw.Sample{Data: data, SourceTimestamp: ts, PublisherGID: writer.Bytes()}})
+	buf := sampleBuf(payload)
+	if cut > 0 {
+		b := *buf
+		n := copy(b[4:], b[4+cut:])
+		*buf = b[:4+n]
+	}
+	t.callbacks = append(t.callbacks, callback{gate: &s.closed, sub: s, buf: buf, id: id,
+		smp: rmw.Sample{Data: *buf, SourceTimestamp: ts, PublisherGID: writer.Bytes()}})
+}
+
+// queueLocalService queues a copy of data, a service sample written by
+// this participant, for the local subscription s (t.mu held).
+func (t *Transport) queueLocalService(s *Subscription, ts int64, writer wire.GUID, data []byte, id rmw.RequestID) {
+	t.st.Delivered++
+	buf := sampleBuf(data)
+	t.callbacks = append(t.callbacks, callback{gate: &s.closed, sub: s, buf: buf, id: id,
+		smp: rmw.Sample{Data: *buf, SourceTimestamp: ts, PublisherGID: writer.Bytes()}})
 }
 
 // decodeInline decodes an inline QoS list; an absent one is empty.
@@ -344,124 +387,158 @@ func decodeInline(inline wire.ParameterList) (wire.InlineQos, error) {
 // (see the file comment): vendor is the sender participant's vendor. body
 // aliases payload for the Fast DDS mapping and is new for Cyclone's.
 func DecodeRequest(vendor wire.VendorID, writer wire.GUID, sn wire.SequenceNumber, payload []byte, inline wire.ParameterList) (body []byte, id rmw.RequestID, err error) {
+	id, cut, err := requestIdentity(vendor, writer, sn, payload, inline)
+	if err != nil || cut == 0 {
+		return payload, id, err
+	}
+	return cutHeader(payload, cut), id, nil
+}
+
+// requestIdentity reads the identity of a remote request; cut is the
+// number of bytes of Cyclone's header after the encapsulation header (0
+// in Fast DDS's mapping).
+func requestIdentity(vendor wire.VendorID, writer wire.GUID, sn wire.SequenceNumber, payload []byte, inline wire.ParameterList) (id rmw.RequestID, cut int, err error) {
 	q, err := decodeInline(inline)
 	if err != nil {
-		return nil, id, err
+		return id, 0, err
 	}
 	id.Origin = writer.Bytes()
 	if vendor == wire.VendorEclipse || (!q.HasRelatedSampleIdentity && !fastVendor(vendor)) {
-		client, seq, body, err := DecodeCycloneSample(payload)
+		client, seq, err := cycloneHeaderOf(payload)
 		if err != nil {
-			return nil, id, err
+			return id, 0, err
 		}
 		id.Writer, id.Seq, id.Mapping = cycloneID(client), seq, mapCyclone
-		return body, id, nil
+		return id, cycloneHeader, nil
 	}
 	if len(payload) < 4 {
-		return nil, id, fmt.Errorf("%w: %d bytes", ErrBadRequest, len(payload))
+		return id, 0, fmt.Errorf("%w: %d bytes", ErrBadRequest, len(payload))
 	}
 	id.Writer, id.Seq, id.Mapping = writer.Bytes(), int64(sn), mapFastDDS
 	if q.HasRelatedSampleIdentity && q.RelatedSampleIdentity.Writer != (wire.GUID{}) {
 		id.Writer = q.RelatedSampleIdentity.Writer.Bytes()
 	}
-	return payload, id, nil
+	return id, 0, nil
 }
 
 // DecodeResponse reads a remote response: with a related sample identity
 // it is Fast DDS's mapping, otherwise Cyclone's. The returned id names the
 // client the response is for (Writer) and the request (Seq).
 func DecodeResponse(payload []byte, inline wire.ParameterList) (body []byte, id rmw.RequestID, err error) {
+	id, cut, err := responseIdentity(payload, inline)
+	if err != nil || cut == 0 {
+		return payload, id, err
+	}
+	return cutHeader(payload, cut), id, nil
+}
+
+// responseIdentity is requestIdentity for a remote response.
+func responseIdentity(payload []byte, inline wire.ParameterList) (id rmw.RequestID, cut int, err error) {
 	q, err := decodeInline(inline)
 	if err != nil {
-		return nil, id, err
+		return id, 0, err
 	}
 	if q.HasRelatedSampleIdentity {
 		if len(payload) < 4 {
-			return nil, id, fmt.Errorf("%w: %d bytes", ErrBadRequest, len(payload))
+			return id, 0, fmt.Errorf("%w: %d bytes", ErrBadRequest, len(payload))
 		}
 		id.Writer, id.Seq, id.Mapping = q.RelatedSampleIdentity.Writer.Bytes(), int64(q.RelatedSampleIdentity.SN), mapFastDDS
-		return payload, id, nil
+		return id, 0, nil
 	}
-	client, seq, body, err := DecodeCycloneSample(payload)
+	client, seq, err := cycloneHeaderOf(payload)
 	if err != nil {
-		return nil, id, err
+		return id, 0, err
 	}
 	id.Writer, id.Seq, id.Mapping = cycloneID(client), seq, mapCyclone
-	return body, id, nil
+	return id, cycloneHeader, nil
 }
 
 // requestSample is the reader hook of a server's request reader (t.mu
 // held).
 func (t *Transport) requestSample(s *Subscription, smp endpoint.Sample) {
-	body, id, err := DecodeRequest(t.vendorOf(smp.Writer.Prefix), smp.Writer, smp.SN, smp.Payload, smp.InlineQos)
+	id, cut, err := requestIdentity(t.vendorOf(smp.Writer.Prefix), smp.Writer, smp.SN, smp.Payload, smp.InlineQos)
 	if err != nil {
 		t.st.BadServiceSamples++
 		return
 	}
-	t.queueService(s, smp.SourceTimestamp, smp.Writer, body, id)
+	t.queueService(s, smp.SourceTimestamp, smp.Writer, smp.Payload, cut, id)
 }
 
 // responseSample is the reader hook of a client's response reader (t.mu
 // held).
 func (t *Transport) responseSample(s *Subscription, smp endpoint.Sample) {
-	body, id, err := DecodeResponse(smp.Payload, smp.InlineQos)
+	id, cut, err := responseIdentity(smp.Payload, smp.InlineQos)
 	if err != nil {
 		t.st.BadServiceSamples++
 		return
 	}
-	t.queueService(s, smp.SourceTimestamp, smp.Writer, body, id)
+	t.queueService(s, smp.SourceTimestamp, smp.Writer, smp.Payload, cut, id)
 }
 
-// writeService writes one service sample: remote readers get remote (with
-// inline QoS qos), local subscriptions local. build makes them for the
-// sequence number the sample will get (t.mu held while it runs).
-func (t *Transport) writeService(p *Publisher, build func(sn wire.SequenceNumber) (remote, qos, local []byte)) (wire.SequenceNumber, error) {
-	t.mu.Lock()
-	if p.closed {
-		t.mu.Unlock()
-		return 0, ErrClosed
-	}
+// svcSample is one service sample to write: remote (with inline QoS qos)
+// for remote readers; body, with id beside it, for local subscriptions.
+type svcSample struct {
+	remote, qos, body []byte
+	id                rmw.RequestID
+}
+
+// writeServiceLocked writes one service sample without blocking (t.mu
+// held): it fails with endpoint.ErrWouldBlock when the writer's history is
+// full of unacknowledged samples. build makes the sample for the sequence
+// number it will get.
+func (t *Transport) writeServiceLocked(p *Publisher, build func(sn wire.SequenceNumber) svcSample) (wire.SequenceNumber, error) {
 	ts := t.cfg.WallNow()
+	smp := build(p.w.LastSN() + 1)
+	remote, err := t.wirePayload(p, smp.remote) // SEC_BODY-encoded when the topic is protected
+	if err != nil {
+		return 0, err
+	}
+	sn, err := p.w.WriteChange(t.cfg.Clock.Now(), &endpoint.Change{Payload: remote, SourceTimestamp: ts, InlineQos: smp.qos})
+	if err != nil {
+		return 0, err
+	}
+	t.st.Published++
+	for _, s := range p.local {
+		t.queueLocalService(s, ts, p.guid, smp.body, smp.id)
+	}
+	if p.w.NextDeadline() < t.sleepUntil {
+		t.kickNeeded = true
+	}
+	return sn, nil
+}
+
+// writeService is writeServiceLocked for a caller that may wait: up to
+// maxBlocking for room in the writer's history.
+func (t *Transport) writeService(p *Publisher, build func(sn wire.SequenceNumber) svcSample) (wire.SequenceNumber, error) {
+	t.mu.Lock()
 	deadline := t.cfg.Clock.Now() + int64(maxBlocking)
-	var sn wire.SequenceNumber
-	var local []byte
 	for {
-		var remote, qos []byte
-		sn0 := p.w.LastSN() + 1
-		remote, qos, local = build(sn0)
-		var err error
-		sn, err = p.w.WriteChange(t.cfg.Clock.Now(), &endpoint.Change{Payload: remote, SourceTimestamp: ts, InlineQos: qos})
-		if err == nil {
-			break
+		if p.closed {
+			t.mu.Unlock()
+			return 0, ErrClosed
 		}
-		if err != endpoint.ErrWouldBlock || t.cfg.Clock.Now() > deadline || p.closed {
+		sn, err := t.writeServiceLocked(p, build)
+		if err == nil {
+			t.finishLocked()
+			return sn, nil
+		}
+		if err != endpoint.ErrWouldBlock || t.cfg.Clock.Now() > deadline {
 			t.mu.Unlock()
 			return 0, fmt.Errorf("rtps: write on %s: %w", p.ed.TopicName, err)
 		}
 		waitCond(t, deadline)
 	}
-	t.st.Published++
-	for _, s := range p.local {
-		t.st.Delivered++
-		s.queueLocked(rmw.Sample{Data: local, SourceTimestamp: ts, PublisherGID: p.guid.Bytes()})
-	}
-	kick := p.w.NextDeadline() < t.sleepUntil
-	t.mu.Unlock()
-	if kick {
-		t.kick()
-	}
-	t.dispatch()
-	return sn, nil
 }
 
 // SendRequest writes a request and returns its sequence number (the
-// request writer's RTPS sequence number).
+// request writer's RTPS sequence number). It waits up to 100 ms when the
+// request writer's history is full of unacknowledged requests, then fails.
 func (c *ServiceClient) SendRequest(data []byte) (int64, error) {
 	if len(data) < 4 {
 		return 0, fmt.Errorf("rtps: request of %d bytes has no encapsulation header", len(data))
 	}
 	t := c.t
-	sn, err := t.writeService(c.req, func(sn wire.SequenceNumber) (remote, qos, local []byte) {
+	sn, err := t.writeService(c.req, func(sn wire.SequenceNumber) svcSample {
 		fast := false
 		for g := range c.req.remote {
 			if fastVendor(t.vendorOf(g.Prefix)) {
@@ -469,16 +546,15 @@ func (c *ServiceClient) SendRequest(data []byte) (int64, error) {
 				break
 			}
 		}
-		id := rmw.RequestID{Writer: c.cid, Seq: int64(sn), Mapping: mapCyclone, Origin: c.req.guid.Bytes()}
-		if len(c.req.local) > 0 {
-			local = appendTrailer(append(make([]byte, 0, len(data)+svcTrailer), data...), id)
-		}
+		smp := svcSample{body: data, id: rmw.RequestID{Writer: c.cid, Seq: int64(sn), Mapping: mapCyclone, Origin: c.req.guid.Bytes()}}
 		if fast {
 			q := wire.InlineQos{HasRelatedSampleIdentity: true,
 				RelatedSampleIdentity: wire.SampleIdentity{Writer: c.resp.guid, SN: wire.SequenceNumberUnknown}}
-			return data, q.Append(nil), local
+			smp.remote, smp.qos = data, q.Append(nil)
+			return smp
 		}
-		return EncodeCycloneSample(nil, binary.LittleEndian.Uint64(c.cid[:8]), int64(sn), data), nil, local
+		smp.remote = EncodeCycloneSample(nil, binary.LittleEndian.Uint64(c.cid[:8]), int64(sn), data)
+		return smp
 	})
 	return int64(sn), err
 }
@@ -520,8 +596,12 @@ func (c *ServiceClient) GID() [16]byte { return c.req.guid.Bytes() }
 // GID returns the GUID of the server's request reader.
 func (s *ServiceServer) GID() [16]byte { return s.req.guid.Bytes() }
 
-// Close retracts both endpoints of the server.
+// Close retracts both endpoints of the server; responses still waiting
+// are discarded.
 func (s *ServiceServer) Close() error {
+	s.t.mu.Lock()
+	s.pending = nil
+	s.t.mu.Unlock()
 	return errors.Join(s.req.Close(), s.resp.Close())
 }
 
@@ -568,33 +648,112 @@ func (s *ServiceServer) readyForLocked(id rmw.RequestID) bool {
 	return false
 }
 
-// SendResponse writes the response to request id in the request's
-// mapping. It first waits up to 100 ms for the client's response reader to
-// be matched (a request can arrive before the server has discovered the
-// client's reader); then it sends anyway.
+// SendResponse sends the response to request id in the request's mapping.
+// It never blocks: when the client's response reader is not matched yet
+// (a request can arrive before the server has discovered it), or the
+// writer's history is full of unacknowledged responses, the response
+// waits in the server and goes out as soon as it can; one that cannot
+// within svcReplyTimeout is dropped, counted (Stats.DroppedResponses) and
+// logged.
 func (s *ServiceServer) SendResponse(id rmw.RequestID, data []byte) error {
 	if len(data) < 4 {
 		return fmt.Errorf("rtps: response of %d bytes has no encapsulation header", len(data))
 	}
 	t := s.t
 	t.mu.Lock()
-	deadline := t.cfg.Clock.Now() + int64(svcWait)
-	for !s.resp.closed && !s.readyForLocked(id) && t.cfg.Clock.Now() < deadline {
-		waitCond(t, deadline)
+	if s.resp.closed {
+		t.mu.Unlock()
+		return ErrClosed
 	}
-	t.mu.Unlock()
-	_, err := t.writeService(s.resp, func(wire.SequenceNumber) (remote, qos, local []byte) {
-		if len(s.resp.local) > 0 {
-			local = appendTrailer(append(make([]byte, 0, len(data)+svcTrailer), data...), id)
+	if len(s.pending) == 0 && s.readyForLocked(id) {
+		_, err := s.sendLocked(id, data)
+		if err == nil {
+			t.finishLocked()
+			return nil
 		}
+		if err != endpoint.ErrWouldBlock {
+			t.mu.Unlock()
+			return fmt.Errorf("rtps: write on %s: %w", s.resp.ed.TopicName, err)
+		}
+	}
+	now := t.cfg.Clock.Now()
+	if len(s.pending) >= svcMaxPending {
+		s.dropLocked(now, s.pending[0], "too many responses waiting")
+		s.pending[0] = pendingReply{}
+		s.pending = s.pending[1:]
+	}
+	s.pending = append(s.pending, pendingReply{id: id, data: slices.Clone(data), at: now})
+	s.flushLocked(now)
+	t.kickNeeded = true // the timer loop takes the new deadline
+	t.finishLocked()
+	return nil
+}
+
+// sendLocked writes one response (t.mu held), without blocking.
+func (s *ServiceServer) sendLocked(id rmw.RequestID, data []byte) (wire.SequenceNumber, error) {
+	return s.t.writeServiceLocked(s.resp, func(wire.SequenceNumber) svcSample {
+		smp := svcSample{body: data, id: id}
 		if id.Mapping == mapFastDDS {
 			q := wire.InlineQos{HasRelatedSampleIdentity: true,
 				RelatedSampleIdentity: wire.SampleIdentity{Writer: wire.GUIDFromBytes(id.Writer), SN: wire.SequenceNumber(id.Seq)}}
-			return data, q.Append(nil), local
+			smp.remote, smp.qos = data, q.Append(nil)
+			return smp
 		}
-		return EncodeCycloneSample(nil, binary.LittleEndian.Uint64(id.Writer[:8]), id.Seq, data), nil, local
+		smp.remote = EncodeCycloneSample(nil, binary.LittleEndian.Uint64(id.Writer[:8]), id.Seq, data)
+		return smp
 	})
-	return err
+}
+
+// flushLocked sends the waiting responses whose reader is matched, in
+// order, and drops those that waited svcReplyTimeout (t.mu held). It
+// returns when to look again: now when it wrote (the writer has new
+// deadlines), endpoint.Never when nothing waits.
+func (s *ServiceServer) flushLocked(now int64) int64 {
+	next := endpoint.Never
+	blocked, wrote := false, false
+	kept := s.pending[:0]
+	for _, r := range s.pending {
+		if !blocked && !s.resp.closed && s.readyForLocked(r.id) {
+			_, err := s.sendLocked(r.id, r.data)
+			if err == nil {
+				wrote = true
+				continue
+			}
+			if err != endpoint.ErrWouldBlock {
+				s.dropLocked(now, r, err.Error())
+				continue
+			}
+			blocked = true
+		}
+		if now-r.at >= int64(svcReplyTimeout) {
+			s.dropLocked(now, r, "the client's response reader is not matched")
+			continue
+		}
+		kept = append(kept, r)
+		next = min(next, r.at+int64(svcReplyTimeout))
+	}
+	clear(s.pending[len(kept):])
+	s.pending = kept
+	if blocked {
+		next = min(next, now+int64(svcRetry))
+	}
+	if wrote {
+		next = now
+	}
+	return next
+}
+
+// dropLocked counts a response given up and logs it (at most once a
+// second; t.mu held).
+func (s *ServiceServer) dropLocked(now int64, r pendingReply, why string) {
+	t := s.t
+	t.st.DroppedResponses++
+	if s.logged != 0 && now-s.logged < int64(time.Second) {
+		return
+	}
+	s.logged = now
+	t.cfg.Logf("rtps: service %s: response to request %d of client %x dropped after %v: %s (%d responses dropped by this participant)",
+		s.name, r.id.Seq, r.id.Writer[:8], time.Duration(now-r.at), why, t.st.DroppedResponses)
 }
 
 // Services lists the services of the graph, local and discovered, from
@@ -637,4 +796,13 @@ func (t *Transport) Services() []rmw.ServiceInfo {
 	}
 	rmw.SortServices(out)
 	return out
+}
+
+// flushResponsesLocked sends the responses waiting in the server whose
+// response writer p is, when a reader has just matched it (t.mu held).
+func (t *Transport) flushResponsesLocked(now int64, p *Publisher) {
+	if p.server != nil && len(p.server.pending) > 0 {
+		p.server.flushLocked(now)
+		t.kickNeeded = true
+	}
 }

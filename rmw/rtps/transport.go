@@ -49,6 +49,15 @@
 // for the transport's goroutines either; it still guarantees that no new
 // callback of what it closed starts after it returns.
 //
+// # Security
+//
+// With Config.Security set (SROS2 artifacts: SecurityFromEnv) the
+// participant runs the DDS Security builtin plugins of package
+// security/...: authentication of every remote participant before any
+// match, access control of local and remote endpoints, and the protection
+// governance asks for on the wire; secure.go has the details and
+// Stats.Security the counters.
+//
 // # Safety
 //
 // In the LOCALHOST range (the default) sockets bind 127.0.0.1 (0.0.0.0 only
@@ -126,15 +135,23 @@ type Stats struct {
 	// BadServiceSamples counts service requests and responses dropped
 	// because they did not decode in their mapping.
 	BadServiceSamples uint64
-	Discovery         discovery.Stats
+	// DroppedResponses counts service responses a server dropped because
+	// the response reader of the client was not matched within 5 s (or
+	// because too many responses were waiting).
+	DroppedResponses uint64
+	Discovery        discovery.Stats
 	// Guard counts what hostile or silent peers made the user endpoints
 	// refuse or stop (guard.go).
 	Guard GuardStats
+	// Security counts authentication and protection (secure
+	// participants only).
+	Security SecurityStats
 }
 
 // Transport is one RTPS participant implementing rmw.Transport.
 type Transport struct {
 	cfg      Config
+	sec      *secState // nil: not secure (secure.go)
 	prefix   wire.GuidPrefix
 	ports    udp.Ports
 	id       int
@@ -171,6 +188,9 @@ type Transport struct {
 	// nextUserData is the USER_DATA of the next endpoint created (service
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
+	// nextService says the next endpoint created is a service's (its
+	// writer keeps what is not acknowledged), consumed by it.
+	nextService bool
 
 	draining bool // an event dispatch is running (guarded by mu)
 
@@ -222,6 +242,12 @@ func New(cfg Config) (*Transport, error) {
 	if _, err := rand.Read(t.prefix[2:]); err != nil {
 		return nil, err
 	}
+	if cfg.Security != nil {
+		// The GUID prefix derives from the certificate (secure.go).
+		if t.sec, err = newSecState(t, cfg.Security, time.Unix(0, cfg.WallNow())); err != nil {
+			return nil, err
+		}
+	}
 	if len(cfg.StaticPeers) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		t.peers, err = udp.ResolvePeers(ctx, cfg.StaticPeers)
@@ -249,7 +275,13 @@ func New(cfg Config) (*Transport, error) {
 	}
 	t.meta, t.user, t.id, err = udp.ListenParticipant(nw, ports, cfg.MaxParticipantID)
 	if err != nil {
-		return nil, err
+		// Every participant id is taken: bind any free ports, as Cyclone
+		// does without a participant index. Peers learn them from our
+		// SPDP (multicast, or our probes of their ports).
+		if t.meta, t.user, err = listenAnyPorts(nw, err); err != nil {
+			return nil, err
+		}
+		t.id = -1
 	}
 	var mcIfaces []string
 	if cfg.Multicast == MulticastAuto {
@@ -320,10 +352,10 @@ func (t *Transport) advertised(isSystem bool) []netip.Addr {
 }
 
 func (t *Transport) startDiscovery(isSystem bool) error {
-	var meta, user, mcast, targets []wire.Locator
+	var meta, user, mcast, targets, probes []wire.Locator
 	for _, a := range t.advertised(isSystem) {
-		meta = append(meta, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(t.id))))
-		user = append(user, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.UserUnicast(t.id))))
+		meta = append(meta, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.meta.LocalAddr().Port())))
+		user = append(user, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.user.LocalAddr().Port())))
 	}
 	if t.mc != nil {
 		mcast = []wire.Locator{wire.LocatorFromAddrPort(netip.AddrPortFrom(udp.SPDPGroup, t.ports.SPDPMulticast()))}
@@ -335,8 +367,8 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 				continue
 			}
 			l := wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(j)))
-			if !slices.Contains(targets, l) {
-				targets = append(targets, l)
+			if !slices.Contains(probes, l) {
+				probes = append(probes, l)
 			}
 		}
 	}
@@ -354,12 +386,14 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 		DefaultUnicast: user,
 		MetaMulticast:  mcast,
 		Targets:        targets,
+		ProbeTargets:   probes,
 		UserData:       []byte("enclave=" + t.cfg.Enclave + ";"),
 		LeaseDuration:  t.cfg.LeaseDuration,
 		AnnouncePeriod: t.cfg.AnnouncePeriod,
 		Output:         endpoint.OutputFunc(t.send),
 		Listener:       (*listener)(t),
 		WallNow:        t.cfg.WallNow,
+		Secure:         t.secureDiscovery(),
 	})
 	if err != nil {
 		return err
@@ -368,7 +402,21 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 	return nil
 }
 
-// ParticipantID returns the participant index whose ports were bound.
+// listenAnyPorts binds two free ports, or returns idsErr (why no
+// participant id was free) with what failed.
+func listenAnyPorts(nw udp.Network, idsErr error) (meta, user udp.Conn, err error) {
+	if meta, err = nw.ListenUnicast(0); err != nil {
+		return nil, nil, fmt.Errorf("%w; any port: %w", idsErr, err)
+	}
+	if user, err = nw.ListenUnicast(0); err != nil {
+		meta.Close()
+		return nil, nil, fmt.Errorf("%w; any port: %w", idsErr, err)
+	}
+	return meta, user, nil
+}
+
+// ParticipantID returns the participant index whose ports were bound, or
+// -1 when every index was taken and the ports are any free ones.
 func (t *Transport) ParticipantID() int { return t.id }
 
 // GuidPrefix returns the participant's GUID prefix.
@@ -397,6 +445,16 @@ func (t *Transport) allowed(a netip.Addr) bool {
 // send is the endpoint.Output of every writer, reader and of discovery.
 // It runs with t.mu held.
 func (t *Transport) send(to []wire.Locator, b []byte) {
+	if t.sec != nil {
+		if b = t.sec.protect(b); b == nil {
+			return
+		}
+	}
+	t.sendRaw(to, b)
+}
+
+// sendRaw sends b as it is (t.mu held).
+func (t *Transport) sendRaw(to []wire.Locator, b []byte) {
 	for _, l := range to {
 		ap, ok := l.AddrPort()
 		if !ok || !ap.Addr().Is4() || ap.Port() == 0 {
@@ -451,12 +509,16 @@ func (t *Transport) recvLoop(c udp.Conn) {
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
 		}
-		t.handleDatagram(buf[:n], src)
+		t.handleDatagramVia(buf[:n], src, c == t.mc)
 	}
 }
 
 // handleDatagram decodes one datagram and routes its submessages.
-func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) { t.handleDatagramVia(b, src, false) }
+
+// handleDatagramVia is handleDatagram; viaGroup tells that the datagram
+// came through the SPDP multicast group.
+func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup bool) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -474,8 +536,18 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		t.mu.Unlock()
 		return
 	}
+	if t.sec != nil {
+		pb := t.sec.unprotect(b)
+		if pb == nil || r.Reset(pb) != nil {
+			t.mu.Unlock()
+			return
+		}
+	}
 	now := t.cfg.Clock.Now()
 	t.disc.Heard(now, r.Header.Prefix, len(b))
+	if viaGroup && t.mc != nil {
+		t.disc.HeardMulticast(now, r.Header.Prefix)
+	}
 	for {
 		sm, err := r.Next()
 		if err != nil {
@@ -488,7 +560,13 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 		if !r.State.DestPrefix.IsZero() && r.State.DestPrefix != t.prefix {
 			continue
 		}
+		if t.sec != nil && t.sec.handleSubmessage(now, &r.State, sm) {
+			continue
+		}
 		if t.disc.HandleSubmessage(now, &r.State, src, sm) {
+			if t.sec != nil && sm.ID == wire.SubmsgData && sm.Data.WriterID == wire.EntityIDSPDPWriter {
+				t.sec.onSPDP(now, r.State.SourcePrefix)
+			}
 			t.touchLocked(t.disc.NextDeadline())
 			continue
 		}
@@ -626,9 +704,12 @@ func (t *Transport) queue(gate *atomic.Bool, fn func(rmw.Event), ev rmw.Event) {
 func (t *Transport) runCallback(c *callback) {
 	t.running.Store(c.gate)
 	if !c.gate.Load() {
-		if c.onEvent != nil {
+		switch {
+		case c.onEvent != nil:
 			c.onEvent(c.ev)
-		} else {
+		case c.sub.svcDeliver != nil:
+			c.sub.svcDeliver(c.smp, c.id)
+		default:
 			c.sub.deliver(c.smp)
 		}
 	}
@@ -705,9 +786,15 @@ func (t *Transport) timerLoop() {
 		next := t.disc.Tick(now)
 		for _, p := range t.pubs {
 			next = min(next, p.w.Tick(now))
+			if p.server != nil && len(p.server.pending) > 0 {
+				next = min(next, p.server.flushLocked(now))
+			}
 		}
 		for _, s := range t.subs {
 			next = min(next, s.r.Tick(now))
+		}
+		if t.sec != nil {
+			next = min(next, t.sec.tick(now))
 		}
 		t.ackCond.Broadcast()
 		if t.graphDirty && t.graph != nil {
@@ -799,6 +886,9 @@ func (t *Transport) Stats() Stats {
 	s := t.st
 	s.Discovery = t.disc.Stats()
 	s.Guard = t.guardStatsLocked()
+	if t.sec != nil {
+		s.Security = t.sec.stats()
+	}
 	for _, p := range t.pubs {
 		if !p.internal {
 			s.Publishers++

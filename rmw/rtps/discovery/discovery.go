@@ -53,6 +53,9 @@ const (
 	DefaultAnnouncePeriod   = 3 * time.Second
 	DefaultInitialAnnounces = 4
 	DefaultInitialPeriod    = 200 * time.Millisecond
+	// DefaultProbePeriod is how often ProbeTargets get an announcement
+	// after the initial ones (Cyclone DDS's default SPDP interval).
+	DefaultProbePeriod = 30 * time.Second
 	// DefaultSEDPDepth is the KEEP_LAST depth of the SEDP writers.
 	DefaultSEDPDepth = 1024
 	// MaxParticipants bounds the remote participants tracked, confirmed
@@ -101,11 +104,14 @@ type Participant struct {
 	endpoints map[wire.GUID]*Endpoint
 
 	confirmed bool
-	seq       uint64         // admission number (the eviction order of unconfirmed ones)
-	heard     int64          // when anything attributed to it last arrived
-	cost      int            // estimated bytes held for it
-	spdpCost  int            // of which its announcement
-	metaLocs  []wire.Locator // MetaLocators, computed once per announcement
+	seq       uint64 // admission number (the eviction order of unconfirmed ones)
+	heard     int64  // when anything attributed to it last arrived
+	// mcastHeard is when a datagram of it last came through the
+	// multicast group (0: never).
+	mcastHeard int64
+	cost       int            // estimated bytes held for it
+	spdpCost   int            // of which its announcement
+	metaLocs   []wire.Locator // MetaLocators, computed once per announcement
 
 	// probes (while unconfirmed)
 	probes    int
@@ -167,10 +173,20 @@ type Config struct {
 	// MetaUnicast, DefaultUnicast and MetaMulticast are the locators the
 	// local participant announces.
 	MetaUnicast, DefaultUnicast, MetaMulticast []wire.Locator
-	// Targets are where periodic SPDP announcements go (probes of
-	// participant ids, static peers, the multicast group). Known
-	// participants' metatraffic locators are added automatically.
+	// Targets are where every periodic SPDP announcement goes (the
+	// multicast group). Confirmed participants' metatraffic locators are
+	// added, except those of participants whose own announcements arrive
+	// through the multicast group (HeardMulticast): they hear ours there.
 	Targets []wire.Locator
+	// ProbeTargets are unicast locators where a participant not known yet
+	// may listen (the metatraffic ports of the participant ids on loopback
+	// and on static peers). They get the initial announcements, then one
+	// every ProbePeriod (default DefaultProbePeriod), skipping the
+	// locators of participants already known. A participant that starts
+	// later announces itself: probing faster only sent datagrams to empty
+	// ports (31 every 3 s per participant, 10 a second).
+	ProbeTargets []wire.Locator
+	ProbePeriod  time.Duration
 	// UserData is the participant USER_DATA (e.g. "enclave=/;").
 	UserData []byte
 	// EntityName is PID_ENTITY_NAME (optional).
@@ -185,6 +201,12 @@ type Config struct {
 	// Output sends datagrams (the transport filters destinations).
 	Output endpoint.Output
 	// Listener receives results.
+	// Secure makes SEDP run on the secure builtin endpoints of DDS
+	// Security (DCPSPublicationsSecure, DCPSSubscriptionsSecure) instead
+	// of the plain ones, and matches them with a participant only once
+	// Authorized says it is authenticated (then call Authorize). Nil
+	// means plain discovery.
+	Secure   *Secure
 	Listener Listener
 	// WallNow returns the wall-clock time (ns since the epoch) for
 	// INFO_TS; default 0 (no INFO_TS).
@@ -202,6 +224,50 @@ type Config struct {
 	// confirmed (default DefaultUnconfirmedLease).
 	UnconfirmedLease time.Duration
 }
+
+// Secure configures secure discovery (Config.Secure).
+type Secure struct {
+	// Builtin are the builtin endpoint bits advertised besides SPDP and
+	// the secure SEDP ones (stateless and volatile message endpoints).
+	Builtin wire.BuiltinEndpointSet
+	// Parameters are appended to the SPDP announcement (tokens, security
+	// info).
+	Parameters []wire.Parameter
+	// Authorized reports whether a participant may be matched.
+	Authorized func(wire.GuidPrefix) bool
+}
+
+// Secure SEDP entity ids (DDS Security 1.1, 7.4.5).
+var (
+	EntityIDSEDPPublicationsSecureWriter  = wire.EntityID{0xff, 0x00, 0x03, 0xc2}
+	EntityIDSEDPPublicationsSecureReader  = wire.EntityID{0xff, 0x00, 0x03, 0xc7}
+	EntityIDSEDPSubscriptionsSecureWriter = wire.EntityID{0xff, 0x00, 0x04, 0xc2}
+	EntityIDSEDPSubscriptionsSecureReader = wire.EntityID{0xff, 0x00, 0x04, 0xc7}
+)
+
+// Secure SEDP builtin endpoint bits (DDS Security 1.1, 7.4.7).
+const (
+	BuiltinPublicationsSecureAnnouncer  wire.BuiltinEndpointSet = 1 << 16
+	BuiltinPublicationsSecureDetector   wire.BuiltinEndpointSet = 1 << 17
+	BuiltinSubscriptionsSecureAnnouncer wire.BuiltinEndpointSet = 1 << 18
+	BuiltinSubscriptionsSecureDetector  wire.BuiltinEndpointSet = 1 << 19
+)
+
+// sedpIDs are the entity ids and bits SEDP runs on.
+type sedpIDs struct {
+	pubW, pubR, subW, subR         wire.EntityID
+	pubAnn, pubDet, subAnn, subDet wire.BuiltinEndpointSet
+}
+
+var plainSEDP = sedpIDs{wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPPublicationsReader,
+	wire.EntityIDSEDPSubscriptionsWriter, wire.EntityIDSEDPSubscriptionsReader,
+	wire.BuiltinPublicationsAnnouncer, wire.BuiltinPublicationsDetector,
+	wire.BuiltinSubscriptionsAnnouncer, wire.BuiltinSubscriptionsDetector}
+
+var secureSEDP = sedpIDs{EntityIDSEDPPublicationsSecureWriter, EntityIDSEDPPublicationsSecureReader,
+	EntityIDSEDPSubscriptionsSecureWriter, EntityIDSEDPSubscriptionsSecureReader,
+	BuiltinPublicationsSecureAnnouncer, BuiltinPublicationsSecureDetector,
+	BuiltinSubscriptionsSecureAnnouncer, BuiltinSubscriptionsSecureDetector}
 
 // Stats counts discovery events and dropped input.
 type Stats struct {
@@ -251,6 +317,7 @@ type Discovery struct {
 	spdpPayload  []byte
 	nextAnnounce int64
 	announced    int
+	nextProbeAll int64 // when ProbeTargets next get an announcement
 	buf          []byte
 	b            wire.Builder
 
@@ -279,6 +346,7 @@ type Discovery struct {
 
 	pubW, subW *endpoint.Writer
 	pubR, subR *endpoint.Reader
+	ids        sedpIDs
 
 	local     map[wire.GUID]*localEndpoint // local endpoints announced
 	sedpDepth int
@@ -310,6 +378,9 @@ func New(cfg Config) (*Discovery, error) {
 	if cfg.InitialPeriod <= 0 {
 		cfg.InitialPeriod = DefaultInitialPeriod
 	}
+	if cfg.ProbePeriod <= 0 {
+		cfg.ProbePeriod = DefaultProbePeriod
+	}
 	if cfg.MaxParticipantBytes <= 0 {
 		cfg.MaxParticipantBytes = DefaultMaxParticipantBytes
 	}
@@ -333,6 +404,10 @@ func New(cfg Config) (*Discovery, error) {
 		budgets:     map[wire.Locator]*budget{},
 		unconfLease: int64(cfg.UnconfirmedLease),
 	}
+	d.ids = plainSEDP
+	if cfg.Secure != nil {
+		d.ids = secureSEDP
+	}
 	sedpOut := sedpOutput{d}
 	part := endpoint.Participant{Vendor: cfg.Vendor, Version: wire.ProtocolVersion21}
 	mkW := func(id wire.EntityID) (*endpoint.Writer, error) {
@@ -355,16 +430,16 @@ func New(cfg Config) (*Discovery, error) {
 		}, sedpOut, func(s endpoint.Sample) { d.sedpSample(s, writer) })
 	}
 	var err error
-	if d.pubW, err = mkW(wire.EntityIDSEDPPublicationsWriter); err != nil {
+	if d.pubW, err = mkW(d.ids.pubW); err != nil {
 		return nil, err
 	}
-	if d.subW, err = mkW(wire.EntityIDSEDPSubscriptionsWriter); err != nil {
+	if d.subW, err = mkW(d.ids.subW); err != nil {
 		return nil, err
 	}
-	if d.pubR, err = mkR(wire.EntityIDSEDPPublicationsReader, true); err != nil {
+	if d.pubR, err = mkR(d.ids.pubR, true); err != nil {
 		return nil, err
 	}
-	if d.subR, err = mkR(wire.EntityIDSEDPSubscriptionsReader, false); err != nil {
+	if d.subR, err = mkR(d.ids.subR, false); err != nil {
 		return nil, err
 	}
 	if err := d.rebuildSPDP(); err != nil {
@@ -382,7 +457,7 @@ func (d *Discovery) ParticipantData() wire.ParticipantData {
 		MetatrafficUnicastLocators:   d.cfg.MetaUnicast,
 		DefaultUnicastLocators:       d.cfg.DefaultUnicast,
 		MetatrafficMulticastLocators: d.cfg.MetaMulticast,
-		BuiltinEndpoints:             BuiltinEndpoints,
+		BuiltinEndpoints:             d.builtinEndpoints(),
 		LeaseDuration:                wire.DurationFromTime(d.cfg.LeaseDuration),
 		UserData:                     d.cfg.UserData,
 		EntityName:                   d.cfg.EntityName,
@@ -395,8 +470,20 @@ func (d *Discovery) ParticipantData() wire.ParticipantData {
 	}
 }
 
+// builtinEndpoints is the advertised builtin endpoint set.
+func (d *Discovery) builtinEndpoints() wire.BuiltinEndpointSet {
+	if d.cfg.Secure == nil {
+		return BuiltinEndpoints
+	}
+	return wire.BuiltinParticipantAnnouncer | wire.BuiltinParticipantDetector |
+		d.ids.pubAnn | d.ids.pubDet | d.ids.subAnn | d.ids.subDet | d.cfg.Secure.Builtin
+}
+
 func (d *Discovery) rebuildSPDP() error {
 	pd := d.ParticipantData()
+	if d.cfg.Secure != nil {
+		pd.Security = d.cfg.Secure.Parameters
+	}
 	p, err := pd.Encode(nil)
 	if err != nil {
 		return fmt.Errorf("discovery: encode SPDP: %w", err)
@@ -441,19 +528,47 @@ func (d *Discovery) sendSPDP(to []wire.Locator) {
 
 // announceTargets is Targets plus the metatraffic locators of every
 // confirmed participant heard from in the last quietCutoff, deduplicated.
+// Unless all is set, participants that hear the multicast group (their
+// announcements arrived through it lately, and they announce a multicast
+// locator) are left to the group's copy when Targets has one.
 // Unconfirmed participants get probes instead (guard.go); a participant
 // silent that long (real ones announce themselves at least every 30 s)
 // gets nothing until it speaks again or its lease ends.
-func (d *Discovery) announceTargets() []wire.Locator {
+func (d *Discovery) announceTargets(all bool) []wire.Locator {
 	out := slices.Clone(d.cfg.Targets)
+	group := !all && slices.ContainsFunc(d.cfg.Targets, wire.Locator.IsMulticast)
 	for _, p := range d.parts {
 		if !p.confirmed || d.now-p.heard > quietCutoff {
+			continue
+		}
+		if group && p.mcastHeard != 0 && d.now-p.mcastHeard <= quietCutoff &&
+			len(p.Data.MetatrafficMulticastLocators) > 0 {
 			continue
 		}
 		for _, l := range p.MetaLocators() {
 			if !slices.Contains(out, l) {
 				out = append(out, l)
 			}
+		}
+	}
+	return out
+}
+
+// addProbeTargets appends to out the ProbeTargets that are neither in it
+// nor the metatraffic locator of a participant already known.
+func (d *Discovery) addProbeTargets(out []wire.Locator) []wire.Locator {
+	if len(d.cfg.ProbeTargets) == 0 {
+		return out
+	}
+	known := make(map[wire.Locator]bool, len(d.parts))
+	for _, p := range d.parts {
+		for _, l := range p.MetaLocators() {
+			known[l] = true
+		}
+	}
+	for _, l := range d.cfg.ProbeTargets {
+		if !known[l] && !slices.Contains(out, l) {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -467,7 +582,14 @@ func (d *Discovery) Tick(now int64) int64 {
 	}
 	d.now = now
 	if now >= d.nextAnnounce {
-		d.sendSPDP(d.announceTargets())
+		to := d.announceTargets(false)
+		if d.announced < d.cfg.InitialAnnounces || now >= d.nextProbeAll {
+			to = d.addProbeTargets(to)
+			if d.announced+1 >= d.cfg.InitialAnnounces {
+				d.nextProbeAll = now + int64(d.cfg.ProbePeriod)
+			}
+		}
+		d.sendSPDP(to)
 		d.announced++
 		if d.announced < d.cfg.InitialAnnounces {
 			d.nextAnnounce = now + int64(d.cfg.InitialPeriod)
@@ -530,6 +652,23 @@ func (d *Discovery) expire(now int64) {
 	}
 }
 
+// Confirm marks the participant with prefix as confirmed (it answered us,
+// e.g. on a secure builtin endpoint the transport handles); see confirm.
+func (d *Discovery) Confirm(now int64, prefix wire.GuidPrefix) {
+	d.now = now
+	d.confirm(now, prefix)
+}
+
+// Authorize matches the SEDP endpoints with the participant with prefix
+// (Config.Secure: once Authorized reports it authenticated).
+func (d *Discovery) Authorize(now int64, prefix wire.GuidPrefix) {
+	d.now = now
+	d.confirm(now, prefix)
+	if p := d.parts[prefix]; p != nil && p.confirmed {
+		d.matchBuiltins(now, p)
+	}
+}
+
 // Renew extends the lease of the participant with prefix, if known (call
 // it for any message attributed to it, as Fast DDS does). Heard does that
 // and more.
@@ -550,6 +689,15 @@ func (d *Discovery) Heard(now int64, prefix wire.GuidPrefix, size int) {
 	}
 	if p.confirmed && size > 0 {
 		d.credit(now, p, size)
+	}
+}
+
+// HeardMulticast notes that a datagram of the participant with prefix
+// arrived through the SPDP multicast group: it is on the group, so the
+// periodic announcements reach it there without a unicast copy.
+func (d *Discovery) HeardMulticast(now int64, prefix wire.GuidPrefix) {
+	if p := d.parts[prefix]; p != nil {
+		p.mcastHeard = max(now, 1) // 0 is never
 	}
 }
 
@@ -598,11 +746,11 @@ func (d *Discovery) HandleSubmessage(now int64, rs *wire.ReceiverState, src neti
 		case wire.EntityIDSPDPWriter:
 			d.handleSPDP(now, rs, src, &sm.Data)
 			return true
-		case wire.EntityIDSEDPPublicationsWriter:
+		case d.ids.pubW:
 			d.confirm(now, rs.SourcePrefix)
 			d.pubR.HandleSubmessage(now, rs, sm)
 			return true
-		case wire.EntityIDSEDPSubscriptionsWriter:
+		case d.ids.subW:
 			d.confirm(now, rs.SourcePrefix)
 			d.subR.HandleSubmessage(now, rs, sm)
 			return true
@@ -628,9 +776,9 @@ func (d *Discovery) toReader(now int64, rs *wire.ReceiverState, sm *wire.Submess
 		d.confirm(now, rs.SourcePrefix)
 	}
 	switch w {
-	case wire.EntityIDSEDPPublicationsWriter:
+	case d.ids.pubW:
 		d.pubR.HandleSubmessage(now, rs, sm)
-	case wire.EntityIDSEDPSubscriptionsWriter:
+	case d.ids.subW:
 		d.subR.HandleSubmessage(now, rs, sm)
 	case wire.EntityIDSPDPWriter, wire.EntityIDP2PParticipantMessageWriter:
 	default:
@@ -644,9 +792,9 @@ func (d *Discovery) toWriter(now int64, rs *wire.ReceiverState, sm *wire.Submess
 		d.confirm(now, rs.SourcePrefix)
 	}
 	switch w {
-	case wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPSubscriptionsWriter:
+	case d.ids.pubW, d.ids.subW:
 		wr := d.pubW
-		if w == wire.EntityIDSEDPSubscriptionsWriter {
+		if w == d.ids.subW {
 			wr = d.subW
 		}
 		if sm.ID == wire.SubmsgAckNack {
@@ -880,17 +1028,20 @@ func (d *Discovery) matchBuiltins(now int64, p *Participant) {
 	bes := p.Data.BuiltinEndpoints
 	pre := p.Data.GuidPrefix
 	g := func(id wire.EntityID) wire.GUID { return wire.GUID{Prefix: pre, Entity: id} }
-	if bes&wire.BuiltinPublicationsDetector != 0 {
-		d.pubW.MatchReader(now, g(wire.EntityIDSEDPPublicationsReader), locs, true, true)
+	if d.cfg.Secure != nil && (d.cfg.Secure.Authorized == nil || !d.cfg.Secure.Authorized(pre)) {
+		return
 	}
-	if bes&wire.BuiltinSubscriptionsDetector != 0 {
-		d.subW.MatchReader(now, g(wire.EntityIDSEDPSubscriptionsReader), locs, true, true)
+	if bes&d.ids.pubDet != 0 {
+		d.pubW.MatchReader(now, g(d.ids.pubR), locs, true, true)
 	}
-	if bes&wire.BuiltinPublicationsAnnouncer != 0 {
-		d.pubR.MatchWriter(now, g(wire.EntityIDSEDPPublicationsWriter), locs, true)
+	if bes&d.ids.subDet != 0 {
+		d.subW.MatchReader(now, g(d.ids.subR), locs, true, true)
 	}
-	if bes&wire.BuiltinSubscriptionsAnnouncer != 0 {
-		d.subR.MatchWriter(now, g(wire.EntityIDSEDPSubscriptionsWriter), locs, true)
+	if bes&d.ids.pubAnn != 0 {
+		d.pubR.MatchWriter(now, g(d.ids.pubW), locs, true)
+	}
+	if bes&d.ids.subAnn != 0 {
+		d.subR.MatchWriter(now, g(d.ids.subW), locs, true)
 	}
 }
 
@@ -905,10 +1056,10 @@ func (d *Discovery) removeParticipant(p *Participant, expired bool) {
 		return
 	}
 	g := func(id wire.EntityID) wire.GUID { return wire.GUID{Prefix: pre, Entity: id} }
-	d.pubW.UnmatchReader(g(wire.EntityIDSEDPPublicationsReader))
-	d.subW.UnmatchReader(g(wire.EntityIDSEDPSubscriptionsReader))
-	d.pubR.UnmatchWriter(g(wire.EntityIDSEDPPublicationsWriter))
-	d.subR.UnmatchWriter(g(wire.EntityIDSEDPSubscriptionsWriter))
+	d.pubW.UnmatchReader(g(d.ids.pubR))
+	d.subW.UnmatchReader(g(d.ids.subR))
+	d.pubR.UnmatchWriter(g(d.ids.pubW))
+	d.subR.UnmatchWriter(g(d.ids.subW))
 	d.acks.Forget(pre)
 	for _, e := range sortedEndpoints(p.endpoints) {
 		delete(p.endpoints, e.GUID())
@@ -1119,7 +1270,7 @@ func (d *Discovery) Close() {
 	if d.closed {
 		return
 	}
-	targets := d.announceTargets()
+	targets := d.announceTargets(true)
 	if len(targets) > 0 {
 		d.b.Reset(d.buf[:0], d.hdr)
 		if d.cfg.WallNow != nil {

@@ -190,6 +190,9 @@ func (d *Discovery) probe(now int64, p *Participant) {
 		SerializedPayload: d.spdpPayload,
 	})
 	bes := p.Data.BuiltinEndpoints
+	if d.cfg.Secure != nil {
+		bes = 0 // secure SEDP only after authentication
+	}
 	d.b.InfoDst(p.Data.GuidPrefix)
 	if bes&wire.BuiltinPublicationsDetector != 0 {
 		hb := d.pubW.ProbeHeartbeat(wire.EntityIDSEDPPublicationsReader)

@@ -150,6 +150,10 @@ type WriterConfig struct {
 	Keyed bool
 	// Depth is the KEEP_LAST depth (>= 1; zero means 1).
 	Depth int
+	// MaxHistoryBytes, if > 0, also bounds a KEEP_LAST (not keyed)
+	// history by payload bytes: writing drops the oldest samples while
+	// the history holds more (the newest always stays).
+	MaxHistoryBytes int
 	// MaxSamples bounds a KEEP_ALL history.
 	MaxSamples int
 	// HeartbeatPeriod is the period of HEARTBEATs (ns) to reliable readers

@@ -412,6 +412,14 @@ func (w *Writer) WriteChange(now int64, c *Change) (wire.SequenceNumber, error) 
 	ch.hasInst, ch.inst = c.HasInstance, c.Instance
 	h.bytes += len(ch.payload) + len(ch.qos)
 	w.st.Writes++
+	if w.cfg.MaxHistoryBytes > 0 && !w.cfg.KeepAll && !w.cfg.Keyed {
+		for h.n > 1 && h.bytes > w.cfg.MaxHistoryBytes {
+			if h.at(0).sn >= w.minAcked() {
+				w.st.Overwritten++
+			}
+			h.dropOldest()
+		}
+	}
 
 	if len(w.allLocs) == 0 {
 		return sn, nil

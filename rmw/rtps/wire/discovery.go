@@ -68,6 +68,43 @@ type ParticipantData struct {
 	// (process and host names). Decode does not read them back: received
 	// property lists are skipped.
 	Properties []Property
+
+	// Security holds the DDS Security parameters (ids 0x1000..0x1fff:
+	// identity and permissions tokens, participant security info). Encode
+	// writes each value as given (little endian, the caller's encoding);
+	// Decode collects them, SecurityBigEndian telling their byte order.
+	Security          []Parameter
+	SecurityBigEndian bool
+}
+
+// Parameter is one raw parameter of a parameter list.
+type Parameter struct {
+	ID    ParameterID
+	Value []byte
+}
+
+// IsSecurityPID reports whether pid is one of the DDS Security parameter
+// ids (0x1000..0x1fff).
+func IsSecurityPID(pid ParameterID) bool {
+	return pid >= 0x1000 && pid < 0x2000
+}
+
+// FindSecurity returns the value of the security parameter pid, if present.
+func FindSecurity(ps []Parameter, pid ParameterID) ([]byte, bool) {
+	for _, p := range ps {
+		if p.ID == pid {
+			return p.Value, true
+		}
+	}
+	return nil, false
+}
+
+// padded copies a parameter value, padded with zeros to a multiple of 4
+// (as Encode writes it).
+func padded(v []byte) []byte {
+	out := make([]byte, (len(v)+3)&^3)
+	copy(out, v)
+	return out
 }
 
 // Property is one name/value pair of PID_PROPERTY_LIST.
@@ -237,6 +274,11 @@ type EndpointData struct {
 	TypeConsistency    TypeConsistency
 
 	ExpectsInlineQos bool
+
+	// Security holds the DDS Security parameters (PID_ENDPOINT_SECURITY_INFO
+	// and the like), as in ParticipantData.
+	Security          []Parameter
+	SecurityBigEndian bool
 }
 
 // NewEndpointData returns an EndpointData holding the spec defaults for a
@@ -461,6 +503,11 @@ func (p *ParticipantData) Decode(payload []byte) error {
 				return err
 			}
 		default:
+			if IsSecurityPID(pid) {
+				p.Security = append(p.Security, Parameter{ID: pid, Value: padded(v)})
+				p.SecurityBigEndian = pl.Order() == binary.BigEndian
+				continue
+			}
 			if pid.MustUnderstand() {
 				return fmt.Errorf("%w: 0x%04x", ErrMustUnderstand, uint16(pid))
 			}
@@ -668,6 +715,11 @@ func (e *EndpointData) Decode(payload []byte, writer bool) error {
 			}
 			e.ExpectsInlineQos = v[0] != 0
 		default:
+			if IsSecurityPID(pid) {
+				e.Security = append(e.Security, Parameter{ID: pid, Value: padded(v)})
+				e.SecurityBigEndian = pl.Order() == binary.BigEndian
+				continue
+			}
 			if pid.MustUnderstand() {
 				return fmt.Errorf("%w: 0x%04x", ErrMustUnderstand, uint16(pid))
 			}
@@ -732,6 +784,15 @@ func (w *plWriter) end(at int) {
 		return
 	}
 	le.PutUint16(w.buf[at+2:], uint16(n))
+}
+
+// raw writes parameters whose values are already encoded.
+func (w *plWriter) raw(ps []Parameter) {
+	for _, p := range ps {
+		at := w.begin(p.ID)
+		w.buf = append(w.buf, p.Value...)
+		w.end(at)
+	}
 }
 
 func (w *plWriter) u32(pid ParameterID, v uint32) {
@@ -858,6 +919,7 @@ func (p *ParticipantData) Encode(dst []byte) ([]byte, error) {
 		w.buf = append(w.buf, 1)
 		w.end(at)
 	}
+	w.raw(p.Security)
 	if w.err != nil {
 		return dst, w.err
 	}
@@ -976,6 +1038,7 @@ func (e *EndpointData) Encode(dst []byte) ([]byte, error) {
 	if !e.ParticipantGUID.IsZero() {
 		w.guid(PIDParticipantGUID, e.ParticipantGUID)
 	}
+	w.raw(e.Security)
 	if w.err != nil {
 		return dst, w.err
 	}

@@ -1,0 +1,382 @@
+package rtps
+
+import (
+	"bytes"
+	"errors"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/security/access"
+	"github.com/nros-go/nros/rmw/rtps/security/keystore"
+	"github.com/nros-go/nros/rmw/rtps/udp"
+	"github.com/nros-go/nros/rmw/rtps/wire"
+)
+
+// testKeystore makes a keystore (as `nros security` does) with the given
+// enclaves, once per test binary run.
+func testKeystore(t *testing.T, enclaves ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ks")
+	o := keystore.Options{DomainID: "0"}
+	if err := keystore.CreateKeystore(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range enclaves {
+		if err := keystore.CreateEnclave(dir, e, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func loadEnclave(t *testing.T, ks, enclave string) *keystore.Artifacts {
+	t.Helper()
+	a, err := keystore.Load(keystore.EnclaveDir(ks, enclave), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// realWall gives a synctest bubble a wall clock that starts at the real
+// time (certificates are valid from now), advancing with the bubble's.
+func realWall(real time.Time) func() int64 {
+	start := time.Now()
+	return func() int64 { return real.Add(time.Since(start)).UnixNano() }
+}
+
+// tapNetwork records every datagram written through it.
+type tapNetwork struct {
+	*udp.MemNetwork
+	mu  sync.Mutex
+	log []tapped
+}
+
+type tapped struct {
+	b   []byte
+	dst netip.AddrPort
+}
+
+type tapConn struct {
+	udp.Conn
+	n *tapNetwork
+}
+
+func (c tapConn) WriteTo(b []byte, dst netip.AddrPort) error {
+	c.n.mu.Lock()
+	c.n.log = append(c.n.log, tapped{slices.Clone(b), dst})
+	c.n.mu.Unlock()
+	return c.Conn.WriteTo(b, dst)
+}
+
+func (n *tapNetwork) ListenUnicast(port uint16) (udp.Conn, error) {
+	c, err := n.MemNetwork.ListenUnicast(port)
+	if err != nil {
+		return nil, err
+	}
+	return tapConn{c, n}, nil
+}
+
+func (n *tapNetwork) ListenMulticast(g netip.Addr, port uint16, ifaces []string) (udp.Conn, error) {
+	c, err := n.MemNetwork.ListenMulticast(g, port, ifaces)
+	if err != nil {
+		return nil, err
+	}
+	return tapConn{c, n}, nil
+}
+
+func (n *tapNetwork) datagrams() []tapped {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.log)
+}
+
+func secureMem(t *testing.T, nw udp.Network, a *keystore.Artifacts, wall func() int64) *Transport {
+	t.Helper()
+	cfg := Config{Network: nw, ProbeParticipants: 4, MaxParticipantID: 4, Security: a, WallNow: wall, Warnf: t.Logf}
+	tr, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// Two secure participants authenticate each other, exchange keys and
+// deliver samples; the user payload never crosses the network in clear.
+func TestSecureGoToGo(t *testing.T) {
+	ks := testKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		nw := &tapNetwork{MemNetwork: udp.NewMemNetwork()}
+		wall := realWall(real)
+		a := secureMem(t, nw, ta, wall)
+		defer a.Close()
+		b := secureMem(t, nw, tl, wall)
+		defer b.Close()
+		in := &inbox{t: t}
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		sub := mustSub(t, b, "/chatter", reliable, in)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if pub.MatchedSubscriptions() != 1 || sub.MatchedPublishers() != 1 {
+			t.Fatalf("matched %d %d; stats a %+v b %+v", pub.MatchedSubscriptions(), sub.MatchedPublishers(), a.Stats().Security, b.Stats().Security)
+		}
+		for _, s := range seq("secret ", 5) {
+			if err := pub.Publish(str(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, seq("secret ", 5)) {
+			t.Fatalf("got %q; stats b %+v", got, b.Stats().Security)
+		}
+		for _, tr := range []*Transport{a, b} {
+			if st := tr.Stats().Security; st.Authenticated != 1 || st.HandshakeFailures != 0 {
+				t.Fatalf("security stats %+v", st)
+			}
+		}
+		for _, d := range nw.datagrams() {
+			if strings.Contains(string(d.b), "secret") || strings.Contains(string(d.b), "rt/chatter") {
+				t.Fatalf("clear text on the wire: %q", d.b)
+			}
+		}
+	})
+}
+
+// A participant without credentials gets nothing from a secure one, and
+// the secure one admits it to nothing (counted).
+func TestSecureIgnoresUnauthenticated(t *testing.T) {
+	ks := testKeystore(t, "/talker")
+	ta := loadEnclave(t, ks, "/talker")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		a := secureMem(t, nw, ta, realWall(real))
+		defer a.Close()
+		b := newMem(t, nw, nil)
+		defer b.Close()
+		inB, inA := &inbox{t: t}, &inbox{t: t}
+		pa := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, inB)
+		pb := mustPub(t, b, "/other", reliable, nil)
+		mustSub(t, a, "/other", reliable, inA)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		_ = pa.Publish(str("x"))
+		_ = pb.Publish(str("y"))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if len(inB.got()) != 0 || len(inA.got()) != 0 {
+			t.Fatalf("delivered across: %q %q", inB.got(), inA.got())
+		}
+		if pa.MatchedSubscriptions() != 0 || pb.MatchedSubscriptions() != 0 {
+			t.Fatal("matched an unauthenticated participant")
+		}
+		if st := a.Stats().Security; st.Unauthenticated != 1 {
+			t.Fatalf("security stats %+v", st)
+		}
+	})
+}
+
+// A permissions document that denies subscribing to /clock makes the
+// subscription fail with an error naming the topic and the rule.
+func TestSecureDenyClock(t *testing.T) {
+	ks := testKeystore(t)
+	pol := filepath.Join(t.TempDir(), "policy.xml")
+	if err := os.WriteFile(pol, []byte(`<policy version="0.2.0"><enclaves><enclave path="/simtimer"><profiles>
+<profile ns="/" node="simtimer"><topics subscribe="DENY"><topic>clock</topic></topics>
+<topics publish="ALLOW" subscribe="ALLOW"><topic>chatter</topic></topics></profile>
+</profiles></enclave></enclaves></policy>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := keystore.Options{DomainID: "0"}
+	if err := keystore.CreateEnclave(ks, "/simtimer", o); err != nil {
+		t.Fatal(err)
+	}
+	if err := keystore.CreatePermission(ks, "/simtimer", pol, o); err != nil {
+		t.Fatal(err)
+	}
+	art := loadEnclave(t, ks, "/simtimer")
+	tr := secureMem(t, udp.NewMemNetwork(), art, nil)
+	defer tr.Close()
+	_, err := tr.NewSubscription(node, "/clock", "rosgraph_msgs/msg/Clock", reliable, func(rmw.Sample) {}, rmw.EndpointOptions{})
+	t.Logf("the error: %v", err)
+	var de *access.DeniedError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "rt/clock") || !strings.Contains(err.Error(), "deny") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := tr.NewSubscription(node, "/chatter", strType, reliable, func(rmw.Sample) {}, rmw.EndpointOptions{}); err != nil {
+		t.Fatalf("allowed topic: %v", err)
+	}
+}
+
+// pairUp runs two secure participants on one network for a while and
+// returns their transports (closed at the end of the test).
+func pairUp(t *testing.T, nw udp.Network, a, b *keystore.Artifacts, wallA, wallB func() int64) (*Transport, *Transport) {
+	t.Helper()
+	ta := secureMem(t, nw, a, wallA)
+	t.Cleanup(func() { ta.Close() })
+	tb := secureMem(t, nw, b, wallB)
+	t.Cleanup(func() { tb.Close() })
+	return ta, tb
+}
+
+// An identity certificate from another identity CA fails the handshake with
+// an error that says so, and nothing matches.
+func TestSecureForeignCAFails(t *testing.T) {
+	ks1, ks2 := testKeystore(t, "/talker"), testKeystore(t, "/listener")
+	a1, a2 := loadEnclave(t, ks1, "/talker"), loadEnclave(t, ks2, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		wall := realWall(real)
+		a, b := pairUp(t, udp.NewMemNetwork(), a1, a2, wall, wall)
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, &inbox{t: t})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if pub.MatchedSubscriptions() != 0 {
+			t.Fatal("matched across identity CAs")
+		}
+		for _, tr := range []*Transport{a, b} {
+			st := tr.Stats().Security
+			if st.Authenticated != 0 {
+				t.Fatalf("authenticated: %+v", st)
+			}
+			if st.HandshakeFailures > 0 && !strings.Contains(st.LastHandshakeError, "not signed by the identity CA") {
+				t.Fatalf("error %q", st.LastHandshakeError)
+			}
+		}
+		if a.Stats().Security.HandshakeFailures+b.Stats().Security.HandshakeFailures == 0 {
+			t.Fatal("no handshake failure counted")
+		}
+	})
+}
+
+// A peer whose identity certificate has expired (by our clock) fails the
+// handshake with an error that says so.
+func TestSecureExpiredCertFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ks")
+	t0 := time.Now()
+	if err := keystore.CreateKeystore(dir, keystore.Options{DomainID: "0", Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	// /old's certificate ends 10 days before the CA's and the others'.
+	if err := keystore.CreateEnclave(dir, "/old", keystore.Options{DomainID: "0", Now: t0.Add(-10 * 24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := keystore.CreateEnclave(dir, "/new", keystore.Options{DomainID: "0", Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	old, nw := loadEnclave(t, dir, "/old"), loadEnclave(t, dir, "/new")
+	later := t0.Add(3645 * 24 * time.Hour) // /old has expired, /new has not
+	synctest.Test(t, func(t *testing.T) {
+		a, b := pairUp(t, udp.NewMemNetwork(), old, nw, realWall(t0), realWall(later))
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, &inbox{t: t})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if pub.MatchedSubscriptions() != 0 {
+			t.Fatal("matched an expired identity")
+		}
+		st := b.Stats().Security
+		if st.HandshakeFailures == 0 || !strings.Contains(st.LastHandshakeError, "expired") {
+			t.Fatalf("security stats of the participant with the later clock: %+v", st)
+		}
+	})
+}
+
+// A DATA that claims to come from a live secure writer but is not
+// protected (the GUID spoof), and a protected datagram sent again (a
+// replay), are dropped and counted.
+func TestSecureSpoofAndReplayDropped(t *testing.T) {
+	ks := testKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		nw := &tapNetwork{MemNetwork: udp.NewMemNetwork()}
+		wall := realWall(real)
+		a, b := pairUp(t, nw, ta, tl, wall, wall)
+		in := &inbox{t: t}
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, in)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if err := pub.Publish(str("one")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, []string{"one"}) {
+			t.Fatalf("got %q", got)
+		}
+		evil, err := nw.MemNetwork.ListenUnicast(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer evil.Close()
+		// Replay everything a sent to b's user port.
+		replayed := 0
+		for _, d := range nw.datagrams() {
+			if d.dst == b.UserAddr() {
+				_ = evil.WriteTo(d.b, d.dst)
+				replayed++
+			}
+		}
+		// Spoof: a plain DATA with the publisher's GUID and a later SN.
+		var bld wire.Builder
+		bld.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: Vendor, Prefix: a.GuidPrefix()})
+		g := pub.(*Publisher).guid
+		if err := bld.Data(&wire.Data{WriterID: g.Entity, WriterSN: 1000, SerializedPayload: str("spoofed")}); err != nil {
+			t.Fatal(err)
+		}
+		_ = evil.WriteTo(bld.Bytes(), b.UserAddr())
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, []string{"one"}) {
+			t.Fatalf("got %q after replay and spoof", got)
+		}
+		st := b.Stats().Security
+		if replayed == 0 || st.Replayed == 0 {
+			t.Fatalf("%d datagrams replayed; security %+v", replayed, st)
+		}
+		if st.Unprotected == 0 {
+			t.Fatalf("spoof not counted: %+v", st)
+		}
+	})
+}
+
+// A service between two secure participants: requests and responses take
+// the protected path (payloads encrypted) both ways.
+func TestSecureService(t *testing.T) {
+	ks := testKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		nw := &tapNetwork{MemNetwork: udp.NewMemNetwork()}
+		wall := realWall(real)
+		a, b := pairUp(t, nw, ta, tl, wall, wall)
+		echoServer(t, a, "/set_bool")
+		c, r := newClient(t, b, "/set_bool")
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		seqs := callN(t, c, 4)
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		checkResponses(t, r, seqs)
+		for _, d := range nw.datagrams() {
+			if bytes.Contains(d.b, []byte("set_bool")) {
+				t.Fatalf("service name in clear on the wire: %q", d.b)
+			}
+		}
+	})
+}

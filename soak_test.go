@@ -1,0 +1,445 @@
+package nros
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/nros-go/nros/msg/std_srvs"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps"
+)
+
+// Services and actions under load (#19 item 4): many concurrent callers on
+// one client, and many goals with cancels sent at once right after
+// WaitForServer, must lose nothing, leave nothing stuck and no goroutine
+// behind. The CI-sized soaks run here in virtual time over every transport;
+// scripts/soak.sh runs the long ones on real loopback sockets.
+
+// soakTransports are the transports the soaks run over: in-process, two
+// zenoh sessions and two DDS participants on an in-memory network.
+var soakTransports = []transportPair{intraPair, zenohPair, rtpsPair}
+
+// soakFigures are what a soak reports.
+type soakFigures struct {
+	calls, lost, stuck int64
+	lat                []time.Duration
+}
+
+// quantile returns the p quantile of the latencies.
+func (f *soakFigures) quantile(p float64) time.Duration {
+	if len(f.lat) == 0 {
+		return 0
+	}
+	slices.Sort(f.lat)
+	return f.lat[int(p*float64(len(f.lat)-1))]
+}
+
+func (f *soakFigures) String() string {
+	return fmt.Sprintf("calls %d lost %d stuck %d p50 %v p99 %v", f.calls, f.lost, f.stuck, f.quantile(0.5), f.quantile(0.99))
+}
+
+// serviceSoak runs callers goroutines on one client, each making calls
+// calls (or calling until deadline when it is not zero), every call with a
+// timeout of callTimeout; a call that times out is lost. It returns the
+// figures.
+func serviceSoak(t *testing.T, f *svcFixture, callers, calls int, deadline time.Time, callTimeout time.Duration) *soakFigures {
+	t.Helper()
+	var served atomic.Int64
+	srv, err := NewService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](f.server, "soak",
+		func(_ context.Context, req *std_srvs.SetBool_Request) (*std_srvs.SetBool_Response, error) {
+			served.Add(1)
+			return &std_srvs.SetBool_Response{Success: req.Data}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cl, err := NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](f.client, "soak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cl.WaitForService(wctx); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu  sync.Mutex
+		fig soakFigures
+		wg  sync.WaitGroup
+	)
+	for i := range callers {
+		wg.Go(func() {
+			var lat []time.Duration
+			var n, lost int64
+			for k := 0; ; k++ {
+				if deadline.IsZero() && k >= calls || !deadline.IsZero() && time.Now().After(deadline) {
+					break
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+				start := time.Now()
+				resp, err := cl.Call(ctx, &std_srvs.SetBool_Request{Data: (i+k)%2 == 0})
+				cancel()
+				n++
+				if err != nil {
+					lost++
+					continue
+				}
+				if resp.Success != ((i+k)%2 == 0) {
+					t.Errorf("caller %d call %d: a wrong response", i, k)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			mu.Lock()
+			fig.calls += n
+			fig.lost += lost
+			fig.lat = append(fig.lat, lat...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	fig.stuck = int64(cl.Pending())
+	if srv.Lost() != 0 {
+		t.Errorf("the server's history dropped %d requests", srv.Lost())
+	}
+	return &fig
+}
+
+// 32 concurrent callers on one client: every call is answered.
+func TestServiceSoakConcurrentCallers(t *testing.T) {
+	forTransports(t, soakTransports, func(t *testing.T, tp transportPair) {
+		f := newSvcFixtureOver(t, tp)
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		fig := serviceSoak(t, f, 32, 100, time.Time{}, 30*time.Second)
+		t.Log(fig)
+		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 32*100 {
+			t.Errorf("%v", fig)
+		}
+		synctest.Wait()
+		if after := runtime.NumGoroutine(); after > before {
+			t.Errorf("goroutines %d -> %d", before, after)
+		}
+		f.stop()
+	})
+}
+
+// soakDuration is NROS_SOAK (a duration, "3m"): how long the long soaks
+// run; they are skipped when it is unset.
+func soakDuration(t *testing.T) time.Duration {
+	v := os.Getenv("NROS_SOAK")
+	if v == "" {
+		t.Skip("NROS_SOAK unset (scripts/soak.sh runs the long soaks)")
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("NROS_SOAK=%q: %v", v, err)
+	}
+	return d
+}
+
+// spinContexts spins the nodes of a server context and a client context
+// (one executor each, one when they are the same) until the returned stop.
+func spinContexts(t *testing.T, nodes ...*Node) (stop func()) {
+	t.Helper()
+	byCtx := map[*Context]*Executor{}
+	var execs []*Executor
+	for _, n := range nodes {
+		e := byCtx[n.ctx]
+		if e == nil {
+			e = NewExecutor(WithExecutorContext(n.ctx))
+			byCtx[n.ctx] = e
+			execs = append(execs, e)
+		}
+		if err := e.AddNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, e := range execs {
+		wg.Go(func() { e.Spin(sctx) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+		for _, e := range execs {
+			e.Close()
+		}
+	}
+}
+
+// actionSoak sends goals goals from a client created just before, in
+// waves of concurrent SendGoal calls, the first wave right after
+// WaitForServer returned; every third goal is cancelled once accepted.
+// Each goal runs steps steps of step each. A goal whose SendGoal fails is
+// lost; one whose result does not come is stuck.
+func actionSoak(t *testing.T, srvNode, clNode *Node, goals, concurrent int, deadline time.Time, step time.Duration) *soakFigures {
+	t.Helper()
+	srv, err := NewActionServer(srvNode, "soak", fibExec(func(ctx context.Context, i int) error {
+		select {
+		case <-time.After(step):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}), WithResultTimeout(5*time.Second)) // the status array lists every goal kept: keep it short
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := newFibClient(t, clNode, "soak")
+	defer c.Close()
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.WaitForServer(wctx); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		fig  soakFigures
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range concurrent {
+		wg.Go(func() {
+			for {
+				k := next.Add(1) - 1
+				if deadline.IsZero() && k >= int64(goals) || !deadline.IsZero() && time.Now().After(deadline) {
+					return
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				start := time.Now()
+				g, err := c.SendGoal(ctx, &fibGoal{Order: 5}, nil)
+				if err != nil {
+					cancel()
+					mu.Lock()
+					fig.calls++
+					fig.lost++
+					mu.Unlock()
+					t.Logf("goal %d: %v", k, err)
+					continue
+				}
+				// A cancel accepted while the goal ends lets it succeed
+				// (a CANCELING goal may still succeed, as in rcl_action).
+				canceled := false
+				if k%3 == 0 {
+					if err := g.Cancel(ctx); err != nil && !errors.Is(err, ErrGoalTerminated) {
+						t.Errorf("goal %d: cancel: %v", k, err)
+					} else if err == nil {
+						canceled = true
+					}
+				}
+				res, st, err := g.Result(ctx)
+				cancel()
+				mu.Lock()
+				fig.calls++
+				switch {
+				case err != nil:
+					fig.stuck++
+					t.Logf("goal %d: result: %v", k, err)
+				case st != GoalStatusSucceeded && !(canceled && st == GoalStatusCanceled) ||
+					st == GoalStatusSucceeded && len(res.Sequence) != 6:
+					t.Errorf("goal %d: %v %v (cancel accepted: %v)", k, st, res.Sequence, canceled)
+				default:
+					fig.lat = append(fig.lat, time.Since(start))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return &fig
+}
+
+// 20 concurrent SendGoal right after WaitForServer, then goals with
+// cancels in waves of 20, over every transport: none lost, none stuck.
+func TestActionSoakConcurrentGoals(t *testing.T) {
+	forTransports(t, soakTransports, func(t *testing.T, tp transportPair) {
+		a, b := pairContexts(t, tp)
+		srvNode, err := NewNode("server", WithContext(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clNode, err := NewNode("client", WithContext(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := spinContexts(t, srvNode, clNode)
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		fig := actionSoak(t, srvNode, clNode, 2000, 20, time.Time{}, time.Millisecond)
+		t.Log(fig)
+		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 2000 {
+			t.Errorf("%v", fig)
+		}
+		synctest.Wait()
+		if after := runtime.NumGoroutine(); after > before {
+			t.Errorf("goroutines %d -> %d", before, after)
+		}
+		stop()
+		srvNode.Close()
+		clNode.Close()
+		a.Shutdown()
+		b.Shutdown()
+	})
+}
+
+// The long soak (scripts/soak.sh, inside interop/netns): two DDS
+// participants on real loopback sockets in one process, for NROS_SOAK
+// (e.g. 3m), all at the same time: 32 callers on one service client;
+// action goals with cancels, 20 SendGoal at a time (the first right after
+// WaitForServer); and new action clients one after the other, each
+// sending 20 goals at once right after WaitForServer. It prints the
+// figures on "soak:" lines.
+func TestSoakLong(t *testing.T) {
+	d := soakDuration(t)
+	var trs []rmw.Transport
+	for range 2 {
+		tr, err := rtps.New(rtps.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		trs = append(trs, tr)
+	}
+	ca := NewContext(WithTransport(trs[0]), WithLogOutput(io.Discard))
+	defer ca.Shutdown()
+	cb := NewContext(WithTransport(trs[1]), WithLogOutput(io.Discard))
+	defer cb.Shutdown()
+	srvNode, err := NewNode("soak_server", WithContext(ca))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srvNode.Close()
+	clNode, err := NewNode("soak_client", WithContext(cb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clNode.Close()
+	stop := spinContexts(t, srvNode, clNode)
+	defer stop()
+	time.Sleep(time.Second) // the nodes' own endpoints are discovered
+	before := runtime.NumGoroutine()
+	deadline := time.Now().Add(d)
+	var sf, af, ff *soakFigures
+	var wg sync.WaitGroup
+	wg.Go(func() { sf = serviceSoak(t, &svcFixture{server: srvNode, client: clNode}, 32, 0, deadline, 10*time.Second) })
+	wg.Go(func() { af = actionSoak(t, srvNode, clNode, 0, 20, deadline, time.Millisecond) })
+	wg.Go(func() { ff = freshClientWaves(t, srvNode, clNode, 0, deadline) })
+	wg.Wait()
+	after := runtime.NumGoroutine()
+	for end := time.Now().Add(10 * time.Second); after > before && time.Now().Before(end); after = runtime.NumGoroutine() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("soak: %v over DDS on loopback (two participants, one process)", d)
+	t.Logf("soak: services, 32 callers on one client: %v", sf)
+	t.Logf("soak: actions, 20 concurrent SendGoal, every third cancelled: goals %d lost %d stuck %d p50 %v p99 %v",
+		af.calls, af.lost, af.stuck, af.quantile(0.5), af.quantile(0.99))
+	t.Logf("soak: actions, a new client's 20 SendGoal right after WaitForServer, again and again: goals %d lost %d stuck %d p50 %v p99 %v",
+		ff.calls, ff.lost, ff.stuck, ff.quantile(0.5), ff.quantile(0.99))
+	t.Logf("soak: goroutines before %d after %d", before, after)
+	if sf.lost != 0 || sf.stuck != 0 || af.lost != 0 || af.stuck != 0 || ff.lost != 0 || ff.stuck != 0 || after > before {
+		t.Errorf("lost or stuck calls or goals, or goroutines left")
+	}
+}
+
+// freshClientWaves is the scenario of #19 item 4 as it was seen: a new
+// action client, WaitForServer, then 20 SendGoal at once; again and
+// again (waves times, or until deadline when it is not zero), each client
+// closed after its goals ended.
+func freshClientWaves(t *testing.T, srvNode, clNode *Node, waves int, deadline time.Time) *soakFigures {
+	t.Helper()
+	srv, err := NewActionServer(srvNode, "soak_fresh", fibExec(nil), WithResultTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var fig soakFigures
+	var mu sync.Mutex
+	for w := 0; ; w++ {
+		if deadline.IsZero() && w >= waves || !deadline.IsZero() && time.Now().After(deadline) {
+			break
+		}
+		c := newFibClient(t, clNode, "soak_fresh")
+		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := c.WaitForServer(wctx); err != nil {
+			t.Fatalf("wave %d: %v", w, err)
+		}
+		cancel()
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				start := time.Now()
+				g, err := c.SendGoal(ctx, &fibGoal{Order: 5}, nil)
+				if err != nil {
+					mu.Lock()
+					fig.calls++
+					fig.lost++
+					mu.Unlock()
+					t.Logf("wave %d: %v", w, err)
+					return
+				}
+				_, st, err := g.Result(ctx)
+				mu.Lock()
+				fig.calls++
+				if err != nil || st != GoalStatusSucceeded {
+					fig.stuck++
+					t.Logf("wave %d: result %v %v", w, st, err)
+				} else {
+					fig.lat = append(fig.lat, time.Since(start))
+				}
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		c.Close()
+	}
+	return &fig
+}
+
+// A new client's 20 SendGoal right after WaitForServer, 50 times over
+// every transport: none lost, none stuck.
+func TestActionSoakFreshClients(t *testing.T) {
+	forTransports(t, soakTransports, func(t *testing.T, tp transportPair) {
+		a, b := pairContexts(t, tp)
+		srvNode, err := NewNode("server", WithContext(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clNode, err := NewNode("client", WithContext(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := spinContexts(t, srvNode, clNode)
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		fig := freshClientWaves(t, srvNode, clNode, 50, time.Time{})
+		t.Log(fig)
+		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 50*20 {
+			t.Errorf("%v", fig)
+		}
+		synctest.Wait()
+		if after := runtime.NumGoroutine(); after > before {
+			t.Errorf("goroutines %d -> %d", before, after)
+		}
+		stop()
+		srvNode.Close()
+		clNode.Close()
+		a.Shutdown()
+		b.Shutdown()
+	})
+}
