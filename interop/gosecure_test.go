@@ -678,3 +678,46 @@ func TestGoSecureForeignCA(t *testing.T) {
 		})
 	}
 }
+
+// TestGoSecurePeerClientToGoServer: a secure client of each vendor calls a
+// secure Go SetBool server.
+func TestGoSecurePeerClientToGoServer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, "/talker", "/listener")
+			g := newSecureGoNode(t, dom, ks, "/talker", "go_server")
+			srv, err := nros.NewService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "/set_flag",
+				func(_ context.Context, req *std_srvs.SetBool_Request) (*std_srvs.SetBool_Response, error) {
+					return &std_srvs.SetBool_Response{Success: req.Data, Message: fmt.Sprintf("go %v", req.Data)}, nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			cl := Start(t, "svc_"+vendor, "--mode", "client", "--service", "/set_flag", "--count", "4",
+				"--timeout", "60", "--domain", fmt.Sprint(dom), "--keystore", ks, "--enclave", "/listener")
+			if rc, err := cl.Wait(60 * time.Second); err != nil || rc != ExitOK {
+				t.Fatalf("client exit %d %v; security %+v", rc, err, g.tr.Stats().Security)
+			}
+			lines := cl.Lines()
+			if len(lines) != 4 {
+				t.Fatalf("client printed %q", lines)
+			}
+			for i, l := range lines {
+				b := 0
+				if i%2 == 0 {
+					b = 1
+				}
+				if want := fmt.Sprintf("response %d %d go %v", i+1, b, i%2 == 0); l != want {
+					t.Fatalf("line %d: %q, want %q", i, l, want)
+				}
+			}
+			if srv.Answered() != 4 || srv.Dropped() != 0 {
+				t.Fatalf("answered %d dropped %d", srv.Answered(), srv.Dropped())
+			}
+		})
+	}
+}

@@ -117,18 +117,20 @@ type secLocal struct {
 
 // secRemote is a remote secure participant.
 type secRemote struct {
-	prefix        wire.GuidPrefix
-	hs            *auth.Handshake
-	related       auth.MessageIdentity // of the last message answered
-	authenticated bool
-	failed        bool
-	perm          *access.Remote
-	kxSender      *crypto.Sender
-	openers       map[crypto.KeyID]*crypto.Opener
-	volW          *endpoint.Writer
-	volR          *endpoint.Reader
-	sent          map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
-	authAt        int64
+	prefix          wire.GuidPrefix
+	hs              *auth.Handshake
+	related         auth.MessageIdentity // of the last message answered
+	authenticated   bool
+	failed          bool
+	perm            *access.Remote
+	kxSender        *crypto.Sender
+	openers         map[crypto.KeyID]*crypto.Opener
+	volW            *endpoint.Writer
+	volR            *endpoint.Reader
+	sent            map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
+	lastOut         *token.DataHolder                    // the last handshake token sent
+	resentOnRequest bool
+	authAt          int64
 }
 
 // secState is the security of a Transport.
@@ -435,6 +437,9 @@ func (s *secState) sendStateless(r *secRemote, class string, tok token.DataHolde
 		return
 	}
 	s.sn++
+	if class == auth.GMClassAuth {
+		r.lastOut = &tok
+	}
 	m := auth.NewStatelessMessage(auth.GUIDPrefix(s.t.prefix), auth.GUIDPrefix(r.prefix), s.sn, related, class, tok)
 	var b wire.Builder
 	b.Reset(s.scratch[:0], wire.Header{Version: wire.ProtocolVersion21, Vendor: Vendor, Prefix: s.t.prefix})
@@ -524,6 +529,13 @@ func (s *secState) onStateless(now int64, from wire.GuidPrefix, payload []byte) 
 	switch m.ClassID {
 	case auth.GMClassAuthRequest:
 		_ = r.hs.HandleAuthRequest(tok)
+		// The peer has just taken our SPDP: a request we sent before
+		// probably found it not knowing us (Cyclone drops it), so send
+		// it again now rather than at the next resend.
+		if r.lastOut != nil && !r.hs.Done() && !r.resentOnRequest {
+			r.resentOnRequest = true
+			s.sendStateless(r, auth.GMClassAuth, *r.lastOut, r.related)
+		}
 		return
 	case auth.GMClassAuth:
 	default:
