@@ -476,6 +476,21 @@ func (t *Transport) responseSample(s *Subscription, smp endpoint.Sample) {
 	t.queueService(s, smp.SourceTimestamp, smp.Writer, smp.Payload, cut, id)
 }
 
+// maxScratch bounds the encoding buffer a Transport keeps between service
+// writes.
+const maxScratch = 1 << 20
+
+// cycloneScratch encodes a sample in Cyclone's mapping into the
+// Transport's scratch buffer (t.mu held): the writer copies it into its
+// history, so the buffer serves the next write.
+func (t *Transport) cycloneScratch(client uint64, seq int64, body []byte) []byte {
+	b := EncodeCycloneSample(t.scratch[:0], client, seq, body)
+	if cap(b) <= maxScratch {
+		t.scratch = b[:0]
+	}
+	return b
+}
+
 // svcSample is one service sample to write: remote (with inline QoS qos)
 // for remote readers; body, with id beside it, for local subscriptions.
 type svcSample struct {
@@ -554,7 +569,7 @@ func (c *ServiceClient) SendRequest(data []byte) (int64, error) {
 			smp.remote, smp.qos = data, q.Append(nil)
 			return smp
 		}
-		smp.remote = EncodeCycloneSample(nil, binary.LittleEndian.Uint64(c.cid[:8]), int64(sn), data)
+		smp.remote = t.cycloneScratch(binary.LittleEndian.Uint64(c.cid[:8]), int64(sn), data)
 		return smp
 	})
 	return int64(sn), err
@@ -701,7 +716,7 @@ func (s *ServiceServer) sendLocked(id rmw.RequestID, data []byte) (wire.Sequence
 			smp.remote, smp.qos = data, q.Append(nil)
 			return smp
 		}
-		smp.remote = EncodeCycloneSample(nil, binary.LittleEndian.Uint64(id.Writer[:8]), id.Seq, data)
+		smp.remote = s.t.cycloneScratch(binary.LittleEndian.Uint64(id.Writer[:8]), id.Seq, data)
 		return smp
 	})
 }

@@ -184,8 +184,11 @@ type Transport struct {
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
 	// nextService says the next endpoint created is a service's (its
-	// writer keeps what is not acknowledged), consumed by it.
+	// writer keeps a deeper history), consumed by it.
 	nextService bool
+	// scratch is where service samples are encoded for the wire (guarded
+	// by mu; service.go).
+	scratch []byte
 
 	draining bool // an event dispatch is running (guarded by mu)
 
