@@ -194,7 +194,7 @@ func actionSoak(t *testing.T, srvNode, clNode *Node, goals, concurrent int, dead
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}))
+	}), WithResultTimeout(5*time.Second)) // the status array lists every goal kept: keep it short
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,9 +298,11 @@ func TestActionSoakConcurrentGoals(t *testing.T) {
 
 // The long soak (scripts/soak.sh, inside interop/netns): two DDS
 // participants on real loopback sockets in one process, for NROS_SOAK
-// (e.g. 3m): 32 callers on one service client and, at the same time,
-// action goals with cancels in waves of 20 (the first right after
-// WaitForServer). It prints the figures on "soak:" lines.
+// (e.g. 3m), all at the same time: 32 callers on one service client;
+// action goals with cancels, 20 SendGoal at a time (the first right after
+// WaitForServer); and new action clients one after the other, each
+// sending 20 goals at once right after WaitForServer. It prints the
+// figures on "soak:" lines.
 func TestSoakLong(t *testing.T) {
 	d := soakDuration(t)
 	var trs []rmw.Transport
@@ -331,10 +333,13 @@ func TestSoakLong(t *testing.T) {
 	time.Sleep(time.Second) // the nodes' own endpoints are discovered
 	before := runtime.NumGoroutine()
 	deadline := time.Now().Add(d)
-	var sf, af *soakFigures
+	var sf, af, ff *soakFigures
 	var wg sync.WaitGroup
-	wg.Go(func() { sf = serviceSoak(t, &svcFixture{server: srvNode, client: clNode}, 32, 0, deadline, 10*time.Second) })
+	wg.Go(func() {
+		sf = serviceSoak(t, &svcFixture{server: srvNode, client: clNode}, 32, 0, deadline, 10*time.Second)
+	})
 	wg.Go(func() { af = actionSoak(t, srvNode, clNode, 0, 20, deadline, time.Millisecond) })
+	wg.Go(func() { ff = freshClientWaves(t, srvNode, clNode, 0, deadline) })
 	wg.Wait()
 	after := runtime.NumGoroutine()
 	for end := time.Now().Add(10 * time.Second); after > before && time.Now().Before(end); after = runtime.NumGoroutine() {
@@ -344,8 +349,99 @@ func TestSoakLong(t *testing.T) {
 	t.Logf("soak: services, 32 callers on one client: %v", sf)
 	t.Logf("soak: actions, 20 concurrent SendGoal, every third cancelled: goals %d lost %d stuck %d p50 %v p99 %v",
 		af.calls, af.lost, af.stuck, af.quantile(0.5), af.quantile(0.99))
+	t.Logf("soak: actions, a new client's 20 SendGoal right after WaitForServer, again and again: goals %d lost %d stuck %d p50 %v p99 %v",
+		ff.calls, ff.lost, ff.stuck, ff.quantile(0.5), ff.quantile(0.99))
 	t.Logf("soak: goroutines before %d after %d", before, after)
-	if sf.lost != 0 || sf.stuck != 0 || af.lost != 0 || af.stuck != 0 || after > before {
+	if sf.lost != 0 || sf.stuck != 0 || af.lost != 0 || af.stuck != 0 || ff.lost != 0 || ff.stuck != 0 || after > before {
 		t.Errorf("lost or stuck calls or goals, or goroutines left")
 	}
+}
+
+// freshClientWaves is the scenario of #19 item 4 as it was seen: a new
+// action client, WaitForServer, then 20 SendGoal at once; again and
+// again (waves times, or until deadline when it is not zero), each client
+// closed after its goals ended.
+func freshClientWaves(t *testing.T, srvNode, clNode *Node, waves int, deadline time.Time) *soakFigures {
+	t.Helper()
+	srv, err := NewActionServer(srvNode, "soak_fresh", fibExec(nil), WithResultTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var fig soakFigures
+	var mu sync.Mutex
+	for w := 0; ; w++ {
+		if deadline.IsZero() && w >= waves || !deadline.IsZero() && time.Now().After(deadline) {
+			break
+		}
+		c := newFibClient(t, clNode, "soak_fresh")
+		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := c.WaitForServer(wctx); err != nil {
+			t.Fatalf("wave %d: %v", w, err)
+		}
+		cancel()
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				start := time.Now()
+				g, err := c.SendGoal(ctx, &fibGoal{Order: 5}, nil)
+				if err != nil {
+					mu.Lock()
+					fig.calls++
+					fig.lost++
+					mu.Unlock()
+					t.Logf("wave %d: %v", w, err)
+					return
+				}
+				_, st, err := g.Result(ctx)
+				mu.Lock()
+				fig.calls++
+				if err != nil || st != GoalStatusSucceeded {
+					fig.stuck++
+					t.Logf("wave %d: result %v %v", w, st, err)
+				} else {
+					fig.lat = append(fig.lat, time.Since(start))
+				}
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		c.Close()
+	}
+	return &fig
+}
+
+// A new client's 20 SendGoal right after WaitForServer, 50 times over
+// every transport: none lost, none stuck.
+func TestActionSoakFreshClients(t *testing.T) {
+	forTransports(t, soakTransports, func(t *testing.T, tp transportPair) {
+		a, b := pairContexts(t, tp)
+		srvNode, err := NewNode("server", WithContext(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clNode, err := NewNode("client", WithContext(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := spinContexts(t, srvNode, clNode)
+		synctest.Wait()
+		before := runtime.NumGoroutine()
+		fig := freshClientWaves(t, srvNode, clNode, 50, time.Time{})
+		t.Log(fig)
+		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 50*20 {
+			t.Errorf("%v", fig)
+		}
+		synctest.Wait()
+		if after := runtime.NumGoroutine(); after > before {
+			t.Errorf("goroutines %d -> %d", before, after)
+		}
+		stop()
+		srvNode.Close()
+		clNode.Close()
+		a.Shutdown()
+		b.Shutdown()
+	})
 }

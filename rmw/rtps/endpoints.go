@@ -606,6 +606,9 @@ func (p *Publisher) Close() error {
 	p.closed = true
 	p.cbClosed.Store(true)
 	delete(t.pubs, p.guid.Entity)
+	if t.sec != nil {
+		t.sec.forgetLocal(p.guid)
+	}
 	_ = t.disc.Retract(t.cfg.Clock.Now(), p.guid)
 	for _, s := range p.local {
 		s.local = slices.DeleteFunc(slices.Clone(s.local), func(x *Publisher) bool { return x == p })
@@ -643,6 +646,9 @@ func (s *Subscription) Close() error {
 	}
 	s.closed.Store(true)
 	delete(t.subs, s.guid.Entity)
+	if t.sec != nil {
+		t.sec.forgetLocal(s.guid)
+	}
 	_ = t.disc.Retract(t.cfg.Clock.Now(), s.guid)
 	for g := range s.remote {
 		t.unrouteLocked(s, g)

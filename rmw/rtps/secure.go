@@ -117,18 +117,20 @@ type secLocal struct {
 
 // secRemote is a remote secure participant.
 type secRemote struct {
-	prefix        wire.GuidPrefix
-	hs            *auth.Handshake
-	related       auth.MessageIdentity // of the last message answered
-	authenticated bool
-	failed        bool
-	perm          *access.Remote
-	kxSender      *crypto.Sender
-	openers       map[crypto.KeyID]*crypto.Opener
-	volW          *endpoint.Writer
-	volR          *endpoint.Reader
-	sent          map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
-	authAt        int64
+	prefix          wire.GuidPrefix
+	hs              *auth.Handshake
+	related         auth.MessageIdentity // of the last message answered
+	authenticated   bool
+	failed          bool
+	perm            *access.Remote
+	kxSender        *crypto.Sender
+	openers         map[crypto.KeyID]*crypto.Opener
+	volW            *endpoint.Writer
+	volR            *endpoint.Reader
+	sent            map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
+	lastOut         *token.DataHolder                    // the last handshake token sent
+	resentOnRequest bool
+	authAt          int64
 }
 
 // secState is the security of a Transport.
@@ -435,6 +437,9 @@ func (s *secState) sendStateless(r *secRemote, class string, tok token.DataHolde
 		return
 	}
 	s.sn++
+	if class == auth.GMClassAuth {
+		r.lastOut = &tok
+	}
 	m := auth.NewStatelessMessage(auth.GUIDPrefix(s.t.prefix), auth.GUIDPrefix(r.prefix), s.sn, related, class, tok)
 	var b wire.Builder
 	b.Reset(s.scratch[:0], wire.Header{Version: wire.ProtocolVersion21, Vendor: Vendor, Prefix: s.t.prefix})
@@ -524,6 +529,13 @@ func (s *secState) onStateless(now int64, from wire.GuidPrefix, payload []byte) 
 	switch m.ClassID {
 	case auth.GMClassAuthRequest:
 		_ = r.hs.HandleAuthRequest(tok)
+		// The peer has just taken our SPDP: a request we sent before
+		// probably found it not knowing us (Cyclone drops it), so send
+		// it again now rather than at the next resend.
+		if r.lastOut != nil && !r.hs.Done() && !r.resentOnRequest {
+			r.resentOnRequest = true
+			s.sendStateless(r, auth.GMClassAuth, *r.lastOut, r.related)
+		}
 		return
 	case auth.GMClassAuth:
 	default:
@@ -572,7 +584,11 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 	part := endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21}
 	out := endpoint.OutputFunc(func(to []wire.Locator, msg []byte) { s.sendVolatile(r, to, msg) })
 	r.volW, err = endpoint.NewWriter(endpoint.WriterConfig{GUID: wire.GUID{Prefix: s.t.prefix, Entity: entVolatileW},
-		Participant: part, Reliable: true, KeepAll: true, Depth: 64, FragmentSize: 8192, MaxMessageSize: 16384}, out)
+		Participant: part, Reliable: true, KeepAll: true, Depth: 64, FragmentSize: 8192, MaxMessageSize: 16384,
+		// Writers wait for the acknowledgement of their keys
+		// (writerReady): ask for it soon. HEARTBEATs go only to a
+		// reader that is behind.
+		HeartbeatPeriod: int64(10 * time.Millisecond)}, out)
 	if err != nil {
 		s.failed(r, err)
 		return
@@ -747,6 +763,7 @@ func (s *secState) writerReady(w wire.EntityID, g wire.GUID) bool {
 	sn, ok := r.sent[[2]wire.GUID{{Prefix: s.t.prefix, Entity: w}, g}]
 	if !ok || sn == 0 || !r.volW.Acknowledged(sn) {
 		s.pending = true
+		s.t.cfg.Logf("rtps: security: writer %v waits for %v to take its keys", w, g)
 		return false
 	}
 	return true
@@ -801,6 +818,19 @@ func (s *secState) tick(now int64) int64 {
 		next = min(next, s.next)
 	}
 	return next
+}
+
+// forgetLocal drops the keys of a closed local endpoint and the record of
+// the tokens it sent.
+func (s *secState) forgetLocal(g wire.GUID) {
+	delete(s.local, g.Entity)
+	for _, r := range s.remotes {
+		for k := range r.sent {
+			if k[0] == g {
+				delete(r.sent, k)
+			}
+		}
+	}
 }
 
 // forget drops a participant that left (or whose lease ended).

@@ -1,6 +1,7 @@
 package rtps
 
 import (
+	"bytes"
 	"errors"
 	"net/netip"
 	"os"
@@ -209,6 +210,7 @@ func TestSecureDenyClock(t *testing.T) {
 	tr := secureMem(t, udp.NewMemNetwork(), art, nil)
 	defer tr.Close()
 	_, err := tr.NewSubscription(node, "/clock", "rosgraph_msgs/msg/Clock", reliable, func(rmw.Sample) {}, rmw.EndpointOptions{})
+	t.Logf("the error: %v", err)
 	var de *access.DeniedError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "rt/clock") || !strings.Contains(err.Error(), "deny") {
 		t.Fatalf("err = %v", err)
@@ -349,6 +351,32 @@ func TestSecureSpoofAndReplayDropped(t *testing.T) {
 		}
 		if st.Unprotected == 0 {
 			t.Fatalf("spoof not counted: %+v", st)
+		}
+	})
+}
+
+// A service between two secure participants: requests and responses take
+// the protected path (payloads encrypted) both ways.
+func TestSecureService(t *testing.T) {
+	ks := testKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		nw := &tapNetwork{MemNetwork: udp.NewMemNetwork()}
+		wall := realWall(real)
+		a, b := pairUp(t, nw, ta, tl, wall, wall)
+		echoServer(t, a, "/set_bool")
+		c, r := newClient(t, b, "/set_bool")
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		seqs := callN(t, c, 4)
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		checkResponses(t, r, seqs)
+		for _, d := range nw.datagrams() {
+			if bytes.Contains(d.b, []byte("set_bool")) {
+				t.Fatalf("service name in clear on the wire: %q", d.b)
+			}
 		}
 	})
 }

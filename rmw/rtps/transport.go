@@ -49,6 +49,15 @@
 // for the transport's goroutines either; it still guarantees that no new
 // callback of what it closed starts after it returns.
 //
+// # Security
+//
+// With Config.Security set (SROS2 artifacts: SecurityFromEnv) the
+// participant runs the DDS Security builtin plugins of package
+// security/...: authentication of every remote participant before any
+// match, access control of local and remote endpoints, and the protection
+// governance asks for on the wire; secure.go has the details and
+// Stats.Security the counters.
+//
 // # Safety
 //
 // In the LOCALHOST range (the default) sockets bind 127.0.0.1 (0.0.0.0 only
@@ -266,7 +275,13 @@ func New(cfg Config) (*Transport, error) {
 	}
 	t.meta, t.user, t.id, err = udp.ListenParticipant(nw, ports, cfg.MaxParticipantID)
 	if err != nil {
-		return nil, err
+		// Every participant id is taken: bind any free ports, as Cyclone
+		// does without a participant index. Peers learn them from our
+		// SPDP (multicast, or our probes of their ports).
+		if t.meta, t.user, err = listenAnyPorts(nw, err); err != nil {
+			return nil, err
+		}
+		t.id = -1
 	}
 	var mcIfaces []string
 	if cfg.Multicast == MulticastAuto {
@@ -337,10 +352,10 @@ func (t *Transport) advertised(isSystem bool) []netip.Addr {
 }
 
 func (t *Transport) startDiscovery(isSystem bool) error {
-	var meta, user, mcast, targets []wire.Locator
+	var meta, user, mcast, targets, probes []wire.Locator
 	for _, a := range t.advertised(isSystem) {
-		meta = append(meta, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(t.id))))
-		user = append(user, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.UserUnicast(t.id))))
+		meta = append(meta, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.meta.LocalAddr().Port())))
+		user = append(user, wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.user.LocalAddr().Port())))
 	}
 	if t.mc != nil {
 		mcast = []wire.Locator{wire.LocatorFromAddrPort(netip.AddrPortFrom(udp.SPDPGroup, t.ports.SPDPMulticast()))}
@@ -352,8 +367,8 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 				continue
 			}
 			l := wire.LocatorFromAddrPort(netip.AddrPortFrom(a, t.ports.MetaUnicast(j)))
-			if !slices.Contains(targets, l) {
-				targets = append(targets, l)
+			if !slices.Contains(probes, l) {
+				probes = append(probes, l)
 			}
 		}
 	}
@@ -371,6 +386,7 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 		DefaultUnicast: user,
 		MetaMulticast:  mcast,
 		Targets:        targets,
+		ProbeTargets:   probes,
 		UserData:       []byte("enclave=" + t.cfg.Enclave + ";"),
 		LeaseDuration:  t.cfg.LeaseDuration,
 		AnnouncePeriod: t.cfg.AnnouncePeriod,
@@ -386,7 +402,21 @@ func (t *Transport) startDiscovery(isSystem bool) error {
 	return nil
 }
 
-// ParticipantID returns the participant index whose ports were bound.
+// listenAnyPorts binds two free ports, or returns idsErr (why no
+// participant id was free) with what failed.
+func listenAnyPorts(nw udp.Network, idsErr error) (meta, user udp.Conn, err error) {
+	if meta, err = nw.ListenUnicast(0); err != nil {
+		return nil, nil, fmt.Errorf("%w; any port: %w", idsErr, err)
+	}
+	if user, err = nw.ListenUnicast(0); err != nil {
+		meta.Close()
+		return nil, nil, fmt.Errorf("%w; any port: %w", idsErr, err)
+	}
+	return meta, user, nil
+}
+
+// ParticipantID returns the participant index whose ports were bound, or
+// -1 when every index was taken and the ports are any free ones.
 func (t *Transport) ParticipantID() int { return t.id }
 
 // GuidPrefix returns the participant's GUID prefix.
@@ -479,12 +509,16 @@ func (t *Transport) recvLoop(c udp.Conn) {
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
 		}
-		t.handleDatagram(buf[:n], src)
+		t.handleDatagramVia(buf[:n], src, c == t.mc)
 	}
 }
 
 // handleDatagram decodes one datagram and routes its submessages.
-func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) { t.handleDatagramVia(b, src, false) }
+
+// handleDatagramVia is handleDatagram; viaGroup tells that the datagram
+// came through the SPDP multicast group.
+func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup bool) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -511,6 +545,9 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 	}
 	now := t.cfg.Clock.Now()
 	t.disc.Heard(now, r.Header.Prefix, len(b))
+	if viaGroup && t.mc != nil {
+		t.disc.HeardMulticast(now, r.Header.Prefix)
+	}
 	for {
 		sm, err := r.Next()
 		if err != nil {

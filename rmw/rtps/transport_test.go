@@ -469,3 +469,32 @@ func TestManyParticipants(t *testing.T) {
 		}
 	})
 }
+
+// TestParticipantsBeyondIDs: when every participant id is taken, a
+// participant binds any free ports (ParticipantID -1), as Cyclone does
+// without a participant index, and still discovers and is discovered (the
+// 33rd idle node on a host failed to start).
+func TestParticipantsBeyondIDs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		const n = 4
+		var pubs []rmw.Publisher
+		for i := 0; i < n; i++ {
+			tr := newMem(t, nw, func(c *Config) { c.ProbeParticipants = 2; c.MaxParticipantID = 1 })
+			defer tr.Close()
+			if want := min(i, 2); (want < 2 && tr.ParticipantID() != want) || (want == 2 && tr.ParticipantID() != -1) {
+				t.Fatalf("participant %d got id %d", i, tr.ParticipantID())
+			}
+			in := &inbox{t: t}
+			mustSub(t, tr, "/all", reliable, in)
+			pubs = append(pubs, mustPub(t, tr, "/all", reliable, nil))
+		}
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		for i, p := range pubs {
+			if p.MatchedSubscriptions() != n {
+				t.Fatalf("publisher %d matched %d", i, p.MatchedSubscriptions())
+			}
+		}
+	})
+}

@@ -53,6 +53,9 @@ const (
 	DefaultAnnouncePeriod   = 3 * time.Second
 	DefaultInitialAnnounces = 4
 	DefaultInitialPeriod    = 200 * time.Millisecond
+	// DefaultProbePeriod is how often ProbeTargets get an announcement
+	// after the initial ones (Cyclone DDS's default SPDP interval).
+	DefaultProbePeriod = 30 * time.Second
 	// DefaultSEDPDepth is the KEEP_LAST depth of the SEDP writers.
 	DefaultSEDPDepth = 1024
 	// MaxParticipants bounds the remote participants tracked, confirmed
@@ -101,11 +104,14 @@ type Participant struct {
 	endpoints map[wire.GUID]*Endpoint
 
 	confirmed bool
-	seq       uint64         // admission number (the eviction order of unconfirmed ones)
-	heard     int64          // when anything attributed to it last arrived
-	cost      int            // estimated bytes held for it
-	spdpCost  int            // of which its announcement
-	metaLocs  []wire.Locator // MetaLocators, computed once per announcement
+	seq       uint64 // admission number (the eviction order of unconfirmed ones)
+	heard     int64  // when anything attributed to it last arrived
+	// mcastHeard is when a datagram of it last came through the
+	// multicast group (0: never).
+	mcastHeard int64
+	cost       int            // estimated bytes held for it
+	spdpCost   int            // of which its announcement
+	metaLocs   []wire.Locator // MetaLocators, computed once per announcement
 
 	// probes (while unconfirmed)
 	probes    int
@@ -167,10 +173,20 @@ type Config struct {
 	// MetaUnicast, DefaultUnicast and MetaMulticast are the locators the
 	// local participant announces.
 	MetaUnicast, DefaultUnicast, MetaMulticast []wire.Locator
-	// Targets are where periodic SPDP announcements go (probes of
-	// participant ids, static peers, the multicast group). Known
-	// participants' metatraffic locators are added automatically.
+	// Targets are where every periodic SPDP announcement goes (the
+	// multicast group). Confirmed participants' metatraffic locators are
+	// added, except those of participants whose own announcements arrive
+	// through the multicast group (HeardMulticast): they hear ours there.
 	Targets []wire.Locator
+	// ProbeTargets are unicast locators where a participant not known yet
+	// may listen (the metatraffic ports of the participant ids on loopback
+	// and on static peers). They get the initial announcements, then one
+	// every ProbePeriod (default DefaultProbePeriod), skipping the
+	// locators of participants already known. A participant that starts
+	// later announces itself: probing faster only sent datagrams to empty
+	// ports (31 every 3 s per participant, 10 a second).
+	ProbeTargets []wire.Locator
+	ProbePeriod  time.Duration
 	// UserData is the participant USER_DATA (e.g. "enclave=/;").
 	UserData []byte
 	// EntityName is PID_ENTITY_NAME (optional).
@@ -301,6 +317,7 @@ type Discovery struct {
 	spdpPayload  []byte
 	nextAnnounce int64
 	announced    int
+	nextProbeAll int64 // when ProbeTargets next get an announcement
 	buf          []byte
 	b            wire.Builder
 
@@ -360,6 +377,9 @@ func New(cfg Config) (*Discovery, error) {
 	}
 	if cfg.InitialPeriod <= 0 {
 		cfg.InitialPeriod = DefaultInitialPeriod
+	}
+	if cfg.ProbePeriod <= 0 {
+		cfg.ProbePeriod = DefaultProbePeriod
 	}
 	if cfg.MaxParticipantBytes <= 0 {
 		cfg.MaxParticipantBytes = DefaultMaxParticipantBytes
@@ -508,19 +528,47 @@ func (d *Discovery) sendSPDP(to []wire.Locator) {
 
 // announceTargets is Targets plus the metatraffic locators of every
 // confirmed participant heard from in the last quietCutoff, deduplicated.
+// Unless all is set, participants that hear the multicast group (their
+// announcements arrived through it lately, and they announce a multicast
+// locator) are left to the group's copy when Targets has one.
 // Unconfirmed participants get probes instead (guard.go); a participant
 // silent that long (real ones announce themselves at least every 30 s)
 // gets nothing until it speaks again or its lease ends.
-func (d *Discovery) announceTargets() []wire.Locator {
+func (d *Discovery) announceTargets(all bool) []wire.Locator {
 	out := slices.Clone(d.cfg.Targets)
+	group := !all && slices.ContainsFunc(d.cfg.Targets, wire.Locator.IsMulticast)
 	for _, p := range d.parts {
 		if !p.confirmed || d.now-p.heard > quietCutoff {
+			continue
+		}
+		if group && p.mcastHeard != 0 && d.now-p.mcastHeard <= quietCutoff &&
+			len(p.Data.MetatrafficMulticastLocators) > 0 {
 			continue
 		}
 		for _, l := range p.MetaLocators() {
 			if !slices.Contains(out, l) {
 				out = append(out, l)
 			}
+		}
+	}
+	return out
+}
+
+// addProbeTargets appends to out the ProbeTargets that are neither in it
+// nor the metatraffic locator of a participant already known.
+func (d *Discovery) addProbeTargets(out []wire.Locator) []wire.Locator {
+	if len(d.cfg.ProbeTargets) == 0 {
+		return out
+	}
+	known := make(map[wire.Locator]bool, len(d.parts))
+	for _, p := range d.parts {
+		for _, l := range p.MetaLocators() {
+			known[l] = true
+		}
+	}
+	for _, l := range d.cfg.ProbeTargets {
+		if !known[l] && !slices.Contains(out, l) {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -534,7 +582,14 @@ func (d *Discovery) Tick(now int64) int64 {
 	}
 	d.now = now
 	if now >= d.nextAnnounce {
-		d.sendSPDP(d.announceTargets())
+		to := d.announceTargets(false)
+		if d.announced < d.cfg.InitialAnnounces || now >= d.nextProbeAll {
+			to = d.addProbeTargets(to)
+			if d.announced+1 >= d.cfg.InitialAnnounces {
+				d.nextProbeAll = now + int64(d.cfg.ProbePeriod)
+			}
+		}
+		d.sendSPDP(to)
 		d.announced++
 		if d.announced < d.cfg.InitialAnnounces {
 			d.nextAnnounce = now + int64(d.cfg.InitialPeriod)
@@ -634,6 +689,15 @@ func (d *Discovery) Heard(now int64, prefix wire.GuidPrefix, size int) {
 	}
 	if p.confirmed && size > 0 {
 		d.credit(now, p, size)
+	}
+}
+
+// HeardMulticast notes that a datagram of the participant with prefix
+// arrived through the SPDP multicast group: it is on the group, so the
+// periodic announcements reach it there without a unicast copy.
+func (d *Discovery) HeardMulticast(now int64, prefix wire.GuidPrefix) {
+	if p := d.parts[prefix]; p != nil {
+		p.mcastHeard = max(now, 1) // 0 is never
 	}
 }
 
@@ -1206,7 +1270,7 @@ func (d *Discovery) Close() {
 	if d.closed {
 		return
 	}
-	targets := d.announceTargets()
+	targets := d.announceTargets(true)
 	if len(targets) > 0 {
 		d.b.Reset(d.buf[:0], d.hdr)
 		if d.cfg.WallNow != nil {
