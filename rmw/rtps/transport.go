@@ -500,12 +500,16 @@ func (t *Transport) recvLoop(c udp.Conn) {
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
 		}
-		t.handleDatagram(buf[:n], src)
+		t.handleDatagramVia(buf[:n], src, c == t.mc)
 	}
 }
 
 // handleDatagram decodes one datagram and routes its submessages.
-func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) { t.handleDatagramVia(b, src, false) }
+
+// handleDatagramVia is handleDatagram; viaGroup tells that the datagram
+// came through the SPDP multicast group.
+func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup bool) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -532,7 +536,7 @@ func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
 	}
 	now := t.cfg.Clock.Now()
 	t.disc.Heard(now, r.Header.Prefix, len(b))
-	if rs != nil && rs.c == t.mc && t.mc != nil {
+	if viaGroup && t.mc != nil {
 		t.disc.HeardMulticast(now, r.Header.Prefix)
 	}
 	for {
