@@ -335,7 +335,9 @@ func TestSoakLong(t *testing.T) {
 	deadline := time.Now().Add(d)
 	var sf, af, ff *soakFigures
 	var wg sync.WaitGroup
-	wg.Go(func() { sf = serviceSoak(t, &svcFixture{server: srvNode, client: clNode}, 32, 0, deadline, 10*time.Second) })
+	wg.Go(func() {
+		sf = serviceSoak(t, &svcFixture{server: srvNode, client: clNode}, 32, 0, deadline, 10*time.Second)
+	})
 	wg.Go(func() { af = actionSoak(t, srvNode, clNode, 0, 20, deadline, time.Millisecond) })
 	wg.Go(func() { ff = freshClientWaves(t, srvNode, clNode, 0, deadline) })
 	wg.Wait()
