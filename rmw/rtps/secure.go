@@ -113,6 +113,30 @@ type secLocal struct {
 	sender  *crypto.Sender // nil: neither submessage nor payload protected
 	submsg  bool
 	payload bool
+	// origin: submessages carry a receiver-specific MAC per remote
+	// endpoint that was given its own key (receivers, rlist the same).
+	origin    bool
+	receivers map[wire.GUID]*crypto.ReceiverKey
+	rlist     []*crypto.ReceiverKey
+}
+
+// setReceiver gives remote endpoint g's receiver key k (nil: none).
+func (l *secLocal) setReceiver(g wire.GUID, k *crypto.ReceiverKey) {
+	if k == nil {
+		if _, ok := l.receivers[g]; !ok {
+			return
+		}
+		delete(l.receivers, g)
+	} else {
+		if l.receivers == nil {
+			l.receivers = map[wire.GUID]*crypto.ReceiverKey{}
+		}
+		l.receivers[g] = k
+	}
+	l.rlist = l.rlist[:0:0]
+	for _, k := range l.receivers {
+		l.rlist = append(l.rlist, k)
+	}
 }
 
 // secRemote is a remote secure participant.
@@ -125,6 +149,7 @@ type secRemote struct {
 	perm            *access.Remote
 	kxSender        *crypto.Sender
 	openers         map[crypto.KeyID]*crypto.Opener
+	partRx          *crypto.ReceiverKey // its receiver key of our RTPS protection (origin authentication)
 	volW            *endpoint.Writer
 	volR            *endpoint.Reader
 	sent            map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
@@ -135,20 +160,24 @@ type secRemote struct {
 
 // secState is the security of a Transport.
 type secState struct {
-	t       *Transport
-	id      *auth.Identity
-	ac      *access.Local
-	pdata   []byte
-	part    *crypto.Sender // RTPS protection; nil when governance says NONE
-	partKM  crypto.KeyMaterial
-	local   map[wire.EntityID]*secLocal
-	remotes map[wire.GuidPrefix]*secRemote
-	ignored map[wire.GuidPrefix]bool // unauthenticated participants seen
-	sn      int64                    // stateless message sequence numbers
-	st      SecurityStats
-	ctr     crypto.Counters
-	next    int64
-	scratch []byte
+	t      *Transport
+	id     *auth.Identity
+	ac     *access.Local
+	pdata  []byte
+	part   *crypto.Sender // RTPS protection; nil when governance says NONE
+	partKM crypto.KeyMaterial
+	// partOrigin: RTPS protection with origin authentication; partRx the
+	// receiver keys of the authenticated remote participants.
+	partOrigin bool
+	partRx     []*crypto.ReceiverKey
+	local      map[wire.EntityID]*secLocal
+	remotes    map[wire.GuidPrefix]*secRemote
+	ignored    map[wire.GuidPrefix]bool // unauthenticated participants seen
+	sn         int64                    // stateless message sequence numbers
+	st         SecurityStats
+	ctr        crypto.Counters
+	next       int64
+	scratch    []byte
 	// statelessR reassembles DCPSParticipantStatelessMessage samples.
 	statelessR *endpoint.Reader
 	now        int64 // of the submessage being handled
@@ -193,6 +222,7 @@ func newSecState(t *Transport, a *keystore.Artifacts, now time.Time) (*secState,
 		if err != nil {
 			return nil, err
 		}
+		s.partOrigin = k.OriginAuthentication()
 	}
 	t.prefix = wire.GuidPrefix(id.GUIDPrefix)
 	s.statelessR, err = endpoint.NewReader(endpoint.ReaderConfig{GUID: wire.GUID{Prefix: t.prefix, Entity: entStatelessR},
@@ -248,6 +278,7 @@ func (s *secState) addLocal(e wire.EntityID, info access.EndpointSecurityInfo) e
 	l := &secLocal{info: info,
 		submsg:  info.Has(access.EndpointIsSubmessageProtected),
 		payload: info.Has(access.EndpointIsPayloadProtected)}
+	l.origin = l.submsg && info.PluginHas(access.PluginEndpointIsSubmessageOriginAuthenticated)
 	if l.submsg || l.payload {
 		kind := crypto.KindAES256GMAC
 		if (l.submsg && info.PluginHas(access.PluginEndpointIsSubmessageEncrypted)) ||
@@ -606,7 +637,15 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 	s.st.Authenticated++
 	s.t.cfg.Logf("rtps: security: participant %v authenticated (%q)", r.prefix, res.RemoteCert.Subject)
 	if s.part != nil {
-		s.sendTokens(now, r, gmParticipantTokens, wire.GUID{}, wire.GUID{}, s.partKM)
+		km := s.partKM
+		if s.partOrigin {
+			if km, r.partRx, err = receiverKey(s.partKM); err != nil {
+				s.failed(r, err)
+				return
+			}
+			s.syncPartReceivers()
+		}
+		s.sendTokens(now, r, gmParticipantTokens, wire.GUID{}, wire.GUID{}, km)
 	}
 	s.syncTokensLocked(now)
 	s.t.disc.Authorize(now, r.prefix)
@@ -728,6 +767,17 @@ func (s *secState) syncTokensLocked(now int64) {
 	}
 }
 
+// secSyncTokensLocked is syncTokensLocked when secure. The transport calls
+// it before it pairs endpoints: under origin authentication a protected
+// submessage carries a MAC only for the remote endpoints that were given
+// their receiver-specific key, so the key goes out first (an ACKNACK sent
+// before it would be refused by its receiver once the key arrived).
+func (t *Transport) secSyncTokensLocked(now int64) {
+	if t.sec != nil {
+		t.sec.syncTokensLocked(now)
+	}
+}
+
 func (s *secState) tokensFor(now int64, r *secRemote, local wire.EntityID, remote wire.GUID, writer bool) {
 	l := s.local[local]
 	if l == nil || l.sender == nil {
@@ -742,7 +792,40 @@ func (s *secState) tokensFor(now int64, r *secRemote, local wire.EntityID, remot
 	if writer {
 		class = gmWriterTokens
 	}
-	r.sent[k] = s.sendTokens(now, r, class, lg, remote, l.km)
+	km := l.km
+	if l.origin {
+		var rk *crypto.ReceiverKey
+		var err error
+		if km, rk, err = receiverKey(l.km); err != nil {
+			s.t.cfg.Logf("rtps: security: tokens of %v: %v", lg, err)
+			return
+		}
+		l.setReceiver(remote, rk)
+	}
+	r.sent[k] = s.sendTokens(now, r, class, lg, remote, km)
+}
+
+// receiverKey gives km a fresh receiver-specific key: the material for one
+// remote receiver of an origin-authenticated sender, and the key the sender
+// MACs for it with.
+func receiverKey(km crypto.KeyMaterial) (crypto.KeyMaterial, *crypto.ReceiverKey, error) {
+	rkm, err := km.WithReceiverSpecificKey(randomKeyID(), nil)
+	if err != nil {
+		return km, nil, err
+	}
+	rk, err := crypto.NewReceiverKey(rkm)
+	return rkm, rk, err
+}
+
+// syncPartReceivers rebuilds the receiver keys of our RTPS protection from
+// the remote participants.
+func (s *secState) syncPartReceivers() {
+	s.partRx = s.partRx[:0:0]
+	for _, r := range s.remotes {
+		if r.partRx != nil {
+			s.partRx = append(s.partRx, r.partRx)
+		}
+	}
 }
 
 // writerReady reports whether local writer w may be matched with remote
@@ -833,17 +916,29 @@ func (s *secState) forgetLocal(g wire.GUID) {
 	}
 }
 
-// forget drops a participant that left (or whose lease ended).
+// forget drops a participant that left (or whose lease ended), and the
+// receiver keys we MACed for it with.
 func (s *secState) forget(prefix wire.GuidPrefix) {
+	r := s.remotes[prefix]
 	delete(s.remotes, prefix)
 	delete(s.ignored, prefix)
+	if r != nil && r.partRx != nil {
+		s.syncPartReceivers()
+	}
+	for _, l := range s.local {
+		for g := range l.receivers {
+			if g.Prefix == prefix {
+				l.setReceiver(g, nil)
+			}
+		}
+	}
 }
 
 // sendVolatile protects the submessages of a volatile endpoint with the
 // key-exchange key of r and sends the message (not RTPS-protected: the
 // peer gets our participant key through it).
 func (s *secState) sendVolatile(r *secRemote, to []wire.Locator, msg []byte) {
-	out, err := s.protectSubmessages(nil, msg, func(wire.EntityID) *crypto.Sender { return r.kxSender })
+	out, err := s.protectSubmessages(nil, msg, func(wire.EntityID) (*crypto.Sender, []*crypto.ReceiverKey) { return r.kxSender, nil })
 	if err != nil {
 		return
 	}
@@ -854,21 +949,21 @@ func (s *secState) sendVolatile(r *secRemote, to []wire.Locator, msg []byte) {
 // endpoints and discovery.
 func (s *secState) protect(msg []byte) []byte {
 	nonDisc := false
-	out, err := s.protectSubmessages(s.scratchOut(), msg, func(e wire.EntityID) *crypto.Sender {
+	out, err := s.protectSubmessages(s.scratchOut(), msg, func(e wire.EntityID) (*crypto.Sender, []*crypto.ReceiverKey) {
 		if e != wire.EntityIDSPDPWriter && e != wire.EntityIDSPDPReader && e != entStatelessW && e != entStatelessR {
 			nonDisc = true
 		}
 		if l := s.local[e]; l != nil && l.submsg {
-			return l.sender
+			return l.sender, l.rlist
 		}
-		return nil
+		return nil, nil
 	})
 	if err != nil {
 		s.t.cfg.Logf("rtps: security: %v", err)
 		return nil
 	}
 	if nonDisc && s.part != nil {
-		enc, err := s.part.EncodeMessage(nil, out, nil)
+		enc, err := s.part.EncodeMessage(nil, out, s.partRx)
 		if err != nil {
 			s.t.cfg.Logf("rtps: security: %v", err)
 			return nil
@@ -953,8 +1048,9 @@ func walk(msg []byte, f func(id byte, sm, body []byte) error) error {
 }
 
 // protectSubmessages copies msg into dst, each entity submessage for which
-// sender returns a Sender protected by it.
-func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID) *crypto.Sender) ([]byte, error) {
+// sender returns a Sender protected by it, with a receiver-specific MAC
+// for each of the receiver keys it returns.
+func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID) (*crypto.Sender, []*crypto.ReceiverKey)) ([]byte, error) {
 	if len(msg) < 20 {
 		return nil, errShort
 	}
@@ -969,7 +1065,7 @@ func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID
 		if fromReader {
 			local = r
 		}
-		snd := sender(local)
+		snd, rx := sender(local)
 		if snd == nil {
 			dst = append(dst, sm...)
 			return nil
@@ -979,7 +1075,7 @@ func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID
 			plain = fixLen(plain)
 		}
 		var err error
-		dst, err = snd.EncodeSubmessage(dst, plain, nil)
+		dst, err = snd.EncodeSubmessage(dst, plain, rx)
 		return err
 	})
 	return dst, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps/security/access"
+	"github.com/nros-go/nros/rmw/rtps/security/crypto"
 	"github.com/nros-go/nros/rmw/rtps/security/keystore"
 	"github.com/nros-go/nros/rmw/rtps/udp"
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -377,6 +378,123 @@ func TestSecureService(t *testing.T) {
 			if bytes.Contains(d.b, []byte("set_bool")) {
 				t.Fatalf("service name in clear on the wire: %q", d.b)
 			}
+		}
+	})
+}
+
+// originKeystore is testKeystore under a governance with origin
+// authentication: metadata ENCRYPT_WITH_ORIGIN_AUTHENTICATION, RTPS
+// SIGN_WITH_ORIGIN_AUTHENTICATION.
+func originKeystore(t *testing.T, enclaves ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ks")
+	if err := os.MkdirAll(filepath.Join(dir, "enclaves"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gov := keystore.GovernanceXML("0")
+	gov = strings.Replace(gov, ">ENCRYPT</metadata_protection_kind>", ">ENCRYPT_WITH_ORIGIN_AUTHENTICATION</metadata_protection_kind>", 1)
+	gov = strings.Replace(gov, ">SIGN</rtps_protection_kind>", ">SIGN_WITH_ORIGIN_AUTHENTICATION</rtps_protection_kind>", 1)
+	if err := os.WriteFile(filepath.Join(dir, "enclaves", "governance.xml"), []byte(gov), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := keystore.Options{DomainID: "0"}
+	if err := keystore.CreateKeystore(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range enclaves {
+		if err := keystore.CreateEnclave(dir, e, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Under origin authentication every protected submessage and message
+// carries a MAC for each receiver: a receiver whose MAC is wrong or
+// missing drops it (counted as BadMAC) and takes the sample once the
+// sender MACs for it again (the reliable writer resends).
+func TestSecureOriginAuthentication(t *testing.T) {
+	ks := originKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		nw := &tapNetwork{MemNetwork: udp.NewMemNetwork()}
+		wall := realWall(real)
+		a, b := pairUp(t, nw, ta, tl, wall, wall)
+		in := &inbox{t: t}
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, in)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if err := pub.Publish(str("one")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, []string{"one"}) {
+			t.Fatalf("got %q; security b %+v", got, b.Stats().Security)
+		}
+		if st := b.Stats().Security; st.BadMAC != 0 {
+			t.Fatalf("security b %+v", st)
+		}
+		// The writer's key for b's reader: one receiver, given its own key.
+		a.mu.Lock()
+		l := a.sec.local[pub.(*Publisher).guid.Entity]
+		if len(l.receivers) != 1 || len(a.sec.partRx) != 1 {
+			a.mu.Unlock()
+			t.Fatalf("%d endpoint receiver keys, %d participant receiver keys; want 1 and 1", len(l.receivers), len(a.sec.partRx))
+		}
+		var rg wire.GUID
+		var good *crypto.ReceiverKey
+		for g, k := range l.receivers {
+			rg, good = g, k
+		}
+		// Wrong: the same receiver key id with another key.
+		wrongKM, err := l.km.WithReceiverSpecificKey(good.ID(), nil)
+		if err != nil {
+			a.mu.Unlock()
+			t.Fatal(err)
+		}
+		wrong, err := crypto.NewReceiverKey(wrongKM)
+		if err != nil {
+			a.mu.Unlock()
+			t.Fatal(err)
+		}
+		l.setReceiver(rg, wrong)
+		a.mu.Unlock()
+
+		step := func(what, text string, restore func()) {
+			t.Helper()
+			before := b.Stats().Security.BadMAC
+			if err := pub.Publish(str(text)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if got := in.got(); slices.Contains(got, text) {
+				t.Fatalf("%s: %q taken: %q", what, text, got)
+			}
+			if st := b.Stats().Security; st.BadMAC <= before {
+				t.Fatalf("%s: not counted: %+v", what, st)
+			}
+			a.mu.Lock()
+			restore()
+			a.mu.Unlock()
+			time.Sleep(2 * time.Second)
+			synctest.Wait()
+			if got := in.got(); !slices.Contains(got, text) {
+				t.Fatalf("%s: %q not taken once the MAC is right again: %q", what, text, got)
+			}
+		}
+		step("wrong endpoint MAC", "two", func() { l.setReceiver(rg, good) })
+		// Missing: the message carries no MAC for b's participant.
+		a.mu.Lock()
+		partRx := a.sec.partRx
+		a.sec.partRx = nil
+		a.mu.Unlock()
+		step("missing participant MAC", "three", func() { a.sec.partRx = partRx })
+		if got := in.got(); !slices.Equal(got, []string{"one", "two", "three"}) {
+			t.Fatalf("got %q", got)
 		}
 	})
 }
