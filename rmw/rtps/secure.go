@@ -27,6 +27,7 @@ package rtps
 //     counted (SecurityStats).
 
 import (
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -68,6 +69,10 @@ type SecurityStats struct {
 	// RemoteDenied counts remote endpoints refused by their permissions
 	// or by incompatible security info.
 	RemoteDenied uint64
+	// Expired counts authenticated participants dropped because their
+	// identity certificate or permissions grant ended while connected
+	// (their endpoints are unmatched; a new handshake would refuse them).
+	Expired uint64
 }
 
 // Builtin endpoint entity ids and bits of DDS Security 1.1 used here.
@@ -104,6 +109,9 @@ const (
 const (
 	handshakeTick   = int64(50 * time.Millisecond)
 	handshakeResend = 200 * time.Millisecond
+	// expiryCheck bounds the wait for a credential's end: the wall clock
+	// may be set while we wait on the monotonic one.
+	expiryCheck = int64(time.Second)
 )
 
 // secLocal is the protection of one local endpoint.
@@ -156,6 +164,10 @@ type secRemote struct {
 	lastOut         *token.DataHolder                    // the last handshake token sent
 	resentOnRequest bool
 	authAt          int64
+	// expiry is the wall time (ns) its certificate or grant ends at, the
+	// earlier of the two (0: not authenticated); expiryWhy says which.
+	expiry    int64
+	expiryWhy string
 }
 
 // secState is the security of a Transport.
@@ -596,6 +608,7 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 		return
 	}
 	r.perm = perm
+	r.expiry, r.expiryWhy = credentialsEnd(res.RemoteCert, perm.Grant)
 	kx := crypto.KxKeyMaterial(res.SharedSecret.Challenge1[:], res.SharedSecret.Challenge2[:], res.SharedSecret.Secret)
 	if r.kxSender, err = crypto.NewSender(kx, crypto.SenderOptions{}); err != nil {
 		s.failed(r, err)
@@ -650,6 +663,42 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 	s.syncTokensLocked(now)
 	s.t.disc.Authorize(now, r.prefix)
 	s.t.touchLocked(r.volW.NextDeadline())
+}
+
+// credentialsEnd is when a remote participant's credentials end (wall ns):
+// its certificate after NotAfter, its grant at its not_after, whichever is
+// first, and why (subject and date only).
+func credentialsEnd(cert *x509.Certificate, g *access.Grant) (int64, string) {
+	end := cert.NotAfter.Add(time.Nanosecond)
+	why := fmt.Sprintf("certificate %q expired at %s", cert.Subject.String(), cert.NotAfter.UTC().Format(time.RFC3339))
+	if g != nil && !g.NotAfter.IsZero() && g.NotAfter.Before(end) {
+		end = g.NotAfter
+		why = fmt.Sprintf("permissions grant %q expired at %s", g.Name, g.NotAfter.UTC().Format(time.RFC3339))
+	}
+	return end.UnixNano(), why
+}
+
+// checkExpiry drops the authenticated participants whose credentials have
+// ended by wall time wall and returns when to look again.
+func (s *secState) checkExpiry(now, wall int64) int64 {
+	next := endpoint.Never
+	for _, r := range s.remotes {
+		if !r.authenticated || r.expiry == 0 {
+			continue
+		}
+		if wall < r.expiry {
+			next = min(next, now+min(r.expiry-wall, expiryCheck))
+			continue
+		}
+		s.st.Expired++
+		s.t.cfg.Warnf("rtps: security: participant %v dropped: %s", r.prefix, r.expiryWhy)
+		r.authenticated = false
+		if s.t.disc.Participant(r.prefix) != nil {
+			s.t.disc.Drop(now, r.prefix) // unmatches its endpoints, then forget
+		}
+		s.forget(r.prefix)
+	}
+	return next
 }
 
 // sendTokens writes crypto tokens on the volatile channel to r.
@@ -872,7 +921,7 @@ func (s *secState) checkPending(now int64) {
 // tick resends handshake messages, fails late ones and runs the volatile
 // endpoints; it returns the next deadline.
 func (s *secState) tick(now int64) int64 {
-	next := endpoint.Never
+	next := s.checkExpiry(now, s.t.cfg.WallNow())
 	pending := false
 	for _, r := range s.remotes {
 		if r.volW != nil {
