@@ -657,6 +657,8 @@ func TestSecureExpiryDropsParticipant(t *testing.T) {
 				_ = pub.Publish(str("two"))
 				time.Sleep(5 * time.Second)
 				synctest.Wait()
+				time.Sleep(60 * time.Second)
+				synctest.Wait()
 				if got := in.got(); !slices.Equal(got, []string{"one"}) || sub.MatchedPublishers() != 0 {
 					t.Fatalf("after the drop: got %q, matched %d; security b %+v", got, sub.MatchedPublishers(), b.Stats().Security)
 				}
