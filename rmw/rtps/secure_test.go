@@ -666,3 +666,91 @@ func TestSecureExpiryDropsParticipant(t *testing.T) {
 		})
 	}
 }
+
+// Key revisions: with Config.SecurityKeyRevision a writer sends new key
+// material (on the volatile channel) after that many protected messages,
+// and Transport.ReviseKeys does it on request; the receiver takes both the
+// old and the new key id for a while, so no sample is lost or refused, and
+// then forgets the old one.
+func TestSecureKeyRevision(t *testing.T) {
+	ks := testKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		mem := udp.NewMemNetwork()
+		wall := realWall(real)
+		a, err := New(Config{Network: mem, ProbeParticipants: 4, MaxParticipantID: 4, Security: ta, WallNow: wall, Warnf: t.Logf,
+			SecurityKeyRevision: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		b := secureMem(t, mem, tl, wall)
+		defer b.Close()
+		in := &inbox{t: t}
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		mustSub(t, b, "/chatter", reliable, in)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		keyID := func() crypto.KeyID {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			return a.sec.local[pub.(*Publisher).guid.Entity].km.SenderKeyID
+		}
+		first := keyID()
+		before := b.Stats().Security
+		var want []string
+		for i := range 30 {
+			s := fmt.Sprintf("msg %d", i)
+			want = append(want, s)
+			if err := pub.Publish(str(s)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			synctest.Wait()
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, want) {
+			t.Fatalf("got %q", got)
+		}
+		st := b.Stats().Security
+		if st.Refused != before.Refused || st.Unprotected != before.Unprotected {
+			t.Fatalf("refused across revisions: before %+v after %+v", before, st)
+		}
+		if n := a.Stats().Security.KeyRevisions; n < 2 {
+			t.Fatalf("%d key revisions after 30 samples at 8 per key", n)
+		}
+		if keyID() == first {
+			t.Fatal("the writer still sends under its first key")
+		}
+		// On request.
+		n := a.Stats().Security.KeyRevisions
+		cur := keyID()
+		a.ReviseKeys()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if a.Stats().Security.KeyRevisions <= n || keyID() == cur {
+			t.Fatalf("ReviseKeys did not revise: %d revisions", a.Stats().Security.KeyRevisions)
+		}
+		if err := pub.Publish(str("last")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := in.got(); !slices.Equal(got, append(want, "last")) {
+			t.Fatalf("got %q after ReviseKeys", got)
+		}
+		// The old keys are forgotten after the grace period: b keeps the
+		// key-exchange key and the current key of each of a's senders.
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		b.mu.Lock()
+		r := b.sec.remotes[a.GuidPrefix()]
+		nOpen, nCur, nRetiring := len(r.openers), len(r.current), len(r.retiring)
+		b.mu.Unlock()
+		if nRetiring != 0 || nOpen != nCur+1 {
+			t.Fatalf("b holds %d openers for a's %d senders, %d retiring", nOpen, nCur, nRetiring)
+		}
+	})
+}
