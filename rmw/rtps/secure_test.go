@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/discovery"
 	"github.com/nros-go/nros/rmw/rtps/security/access"
 	"github.com/nros-go/nros/rmw/rtps/security/crypto"
 	"github.com/nros-go/nros/rmw/rtps/security/keystore"
@@ -388,8 +389,8 @@ func TestSecureService(t *testing.T) {
 }
 
 // originKeystore is testKeystore under a governance with origin
-// authentication: metadata ENCRYPT_WITH_ORIGIN_AUTHENTICATION, RTPS
-// SIGN_WITH_ORIGIN_AUTHENTICATION.
+// authentication: metadata and discovery ENCRYPT_WITH_ORIGIN_AUTHENTICATION,
+// RTPS SIGN_WITH_ORIGIN_AUTHENTICATION.
 func originKeystore(t *testing.T, enclaves ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ks")
@@ -399,6 +400,7 @@ func originKeystore(t *testing.T, enclaves ...string) string {
 	gov := keystore.GovernanceXML("0")
 	gov = strings.Replace(gov, ">ENCRYPT</metadata_protection_kind>", ">ENCRYPT_WITH_ORIGIN_AUTHENTICATION</metadata_protection_kind>", 1)
 	gov = strings.Replace(gov, ">SIGN</rtps_protection_kind>", ">SIGN_WITH_ORIGIN_AUTHENTICATION</rtps_protection_kind>", 1)
+	gov = strings.Replace(gov, ">ENCRYPT</discovery_protection_kind>", ">ENCRYPT_WITH_ORIGIN_AUTHENTICATION</discovery_protection_kind>", 1)
 	if err := os.WriteFile(filepath.Join(dir, "enclaves", "governance.xml"), []byte(gov), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -448,6 +450,10 @@ func TestSecureOriginAuthentication(t *testing.T) {
 		if len(l.receivers) != 1 || len(a.sec.partRx) != 1 {
 			a.mu.Unlock()
 			t.Fatalf("%d endpoint receiver keys, %d participant receiver keys; want 1 and 1", len(l.receivers), len(a.sec.partRx))
+		}
+		if sedp := a.sec.local[discovery.EntityIDSEDPPublicationsSecureWriter]; sedp == nil || len(sedp.receivers) != 1 {
+			a.mu.Unlock()
+			t.Fatal("the secure SEDP writer has no receiver key for b under discovery origin authentication")
 		}
 		var rg wire.GUID
 		var good *crypto.ReceiverKey
