@@ -1148,6 +1148,34 @@ func (s *secState) forgetLocal(g wire.GUID) {
 	}
 }
 
+// secForgetRemoteLocked is forgetRemote when secure: the transport calls
+// it when a remote endpoint is lost.
+func (t *Transport) secForgetRemoteLocked(g wire.GUID) {
+	if t.sec != nil {
+		t.sec.forgetRemote(g)
+	}
+}
+
+// forgetRemote drops what we keep for remote endpoint g: the receiver keys
+// our endpoints MAC for it with (under origin authentication every
+// protected message carries one MAC per key) and the record of the tokens
+// it was sent.
+func (s *secState) forgetRemote(g wire.GUID) {
+	for _, l := range s.local {
+		l.setReceiver(g, nil)
+		if l.rev != nil {
+			delete(l.rev.receivers, g)
+		}
+	}
+	if r := s.remotes[g.Prefix]; r != nil {
+		for k := range r.sent {
+			if k[1] == g {
+				delete(r.sent, k)
+			}
+		}
+	}
+}
+
 // forget drops a participant that left (or whose lease ended), and the
 // receiver keys we MACed for it with.
 func (s *secState) forget(prefix wire.GuidPrefix) {

@@ -760,3 +760,38 @@ func TestSecureKeyRevision(t *testing.T) {
 		}
 	})
 }
+
+// Under origin authentication a writer stops MACing for a remote reader
+// that is gone: its receiver key (and the record of its tokens) leaves
+// with it, so messages do not grow with every reader that came and went.
+func TestSecureOriginForgetsLostReader(t *testing.T) {
+	ks := originKeystore(t, "/talker", "/listener")
+	ta, tl := loadEnclave(t, ks, "/talker"), loadEnclave(t, ks, "/listener")
+	real := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		wall := realWall(real)
+		a, b := pairUp(t, udp.NewMemNetwork(), ta, tl, wall, wall)
+		pub := mustPub(t, a, "/chatter", reliable, nil)
+		receivers := func() int {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			return len(a.sec.local[pub.(*Publisher).guid.Entity].receivers)
+		}
+		for i := range 3 {
+			sub := mustSub(t, b, "/chatter", reliable, &inbox{t: t})
+			time.Sleep(5 * time.Second)
+			synctest.Wait()
+			if n := receivers(); n != 1 {
+				t.Fatalf("round %d: %d receiver keys with one reader", i, n)
+			}
+			if err := sub.Close(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(5 * time.Second)
+			synctest.Wait()
+			if n := receivers(); n != 0 {
+				t.Fatalf("round %d: %d receiver keys after the reader left", i, n)
+			}
+		}
+	})
+}
