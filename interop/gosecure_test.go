@@ -723,9 +723,9 @@ func TestGoSecurePeerClientToGoServer(t *testing.T) {
 }
 
 // originKeystore is nrosKeystore with sros2's governance turned to origin
-// authentication: metadata ENCRYPT_WITH_ORIGIN_AUTHENTICATION and RTPS
-// SIGN_WITH_ORIGIN_AUTHENTICATION (receiver-specific MACs on every
-// protected submessage and message).
+// authentication: metadata and discovery ENCRYPT_WITH_ORIGIN_AUTHENTICATION
+// and RTPS SIGN_WITH_ORIGIN_AUTHENTICATION (receiver-specific MACs on every
+// protected submessage and message, the secure SEDP ones too).
 func originKeystore(t *testing.T, dom int, enclaves ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "keystore")
@@ -735,6 +735,7 @@ func originKeystore(t *testing.T, dom int, enclaves ...string) string {
 	gov := keystore.GovernanceXML(strconv.Itoa(dom))
 	gov = strings.Replace(gov, ">ENCRYPT</metadata_protection_kind>", ">ENCRYPT_WITH_ORIGIN_AUTHENTICATION</metadata_protection_kind>", 1)
 	gov = strings.Replace(gov, ">SIGN</rtps_protection_kind>", ">SIGN_WITH_ORIGIN_AUTHENTICATION</rtps_protection_kind>", 1)
+	gov = strings.Replace(gov, ">ENCRYPT</discovery_protection_kind>", ">ENCRYPT_WITH_ORIGIN_AUTHENTICATION</discovery_protection_kind>", 1)
 	if err := os.WriteFile(filepath.Join(dir, "enclaves", "governance.xml"), []byte(gov), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -453,6 +453,7 @@ func (l *listener) EndpointLost(e *discovery.Endpoint) {
 	t := (*Transport)(l)
 	t.notifyGraphLocked()
 	g := e.GUID()
+	t.secForgetRemoteLocked(g)
 	if e.Writer {
 		delete(t.remW, g)
 		delete(t.stashedHB, g)

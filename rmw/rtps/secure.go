@@ -27,6 +27,7 @@ package rtps
 //     counted (SecurityStats).
 
 import (
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -68,6 +69,13 @@ type SecurityStats struct {
 	// RemoteDenied counts remote endpoints refused by their permissions
 	// or by incompatible security info.
 	RemoteDenied uint64
+	// KeyRevisions counts the local endpoints that moved to new key
+	// material (Config.SecurityKeyRevision, Transport.ReviseKeys).
+	KeyRevisions uint64
+	// Expired counts authenticated participants dropped because their
+	// identity certificate or permissions grant ended while connected
+	// (their endpoints are unmatched; a new handshake would refuse them).
+	Expired uint64
 }
 
 // Builtin endpoint entity ids and bits of DDS Security 1.1 used here.
@@ -104,6 +112,15 @@ const (
 const (
 	handshakeTick   = int64(50 * time.Millisecond)
 	handshakeResend = 200 * time.Millisecond
+	// expiryCheck bounds the wait for a credential's end: the wall clock
+	// may be set while we wait on the monotonic one.
+	expiryCheck = int64(time.Second)
+	// revisionWait bounds how long a local endpoint keeps sending under
+	// its old key while its remote endpoints take (acknowledge) the new
+	// one; keyGrace is how long a receiver still takes a remote sender's
+	// previous key after new material for it arrived.
+	revisionWait = int64(2 * time.Second)
+	keyGrace     = int64(10 * time.Second)
 )
 
 // secLocal is the protection of one local endpoint.
@@ -118,6 +135,37 @@ type secLocal struct {
 	origin    bool
 	receivers map[wire.GUID]*crypto.ReceiverKey
 	rlist     []*crypto.ReceiverKey
+	// uses counts the messages protected under km; rev is a key revision
+	// under way (new material sent, not yet used); wantRev asks the next
+	// tick to start one.
+	uses    uint64
+	rev     *secRevision
+	wantRev bool
+	// payloadKM protects payloads: km's first material, kept through key
+	// revisions (a payload is encoded once and may be sent again from
+	// the history long after, also to late joiners).
+	payloadKM     crypto.KeyMaterial
+	payloadSender *crypto.Sender
+}
+
+// tokenKMs is the material a remote endpoint gets with submessage key km:
+// km, then the payload key when that differs (after a key revision).
+func (l *secLocal) tokenKMs(km crypto.KeyMaterial) []crypto.KeyMaterial {
+	if l.payload && l.payloadKM.SenderKeyID != km.SenderKeyID {
+		return []crypto.KeyMaterial{km, l.payloadKM}
+	}
+	return []crypto.KeyMaterial{km}
+}
+
+// secRevision is new key material of a local endpoint on its way to the
+// remote endpoints: it is used once they all acknowledged it (or after
+// revisionWait).
+type secRevision struct {
+	km        crypto.KeyMaterial
+	sender    *crypto.Sender
+	receivers map[wire.GUID]*crypto.ReceiverKey
+	wait      map[*secRemote]wire.SequenceNumber // the last volatile sample to each remote
+	deadline  int64
 }
 
 // setReceiver gives remote endpoint g's receiver key k (nil: none).
@@ -141,21 +189,30 @@ func (l *secLocal) setReceiver(g wire.GUID, k *crypto.ReceiverKey) {
 
 // secRemote is a remote secure participant.
 type secRemote struct {
-	prefix          wire.GuidPrefix
-	hs              *auth.Handshake
-	related         auth.MessageIdentity // of the last message answered
-	authenticated   bool
-	failed          bool
-	perm            *access.Remote
-	kxSender        *crypto.Sender
-	openers         map[crypto.KeyID]*crypto.Opener
-	partRx          *crypto.ReceiverKey // its receiver key of our RTPS protection (origin authentication)
+	prefix        wire.GuidPrefix
+	hs            *auth.Handshake
+	related       auth.MessageIdentity // of the last message answered
+	authenticated bool
+	failed        bool
+	perm          *access.Remote
+	kxSender      *crypto.Sender
+	openers       map[crypto.KeyID]*crypto.Opener
+	partRx        *crypto.ReceiverKey // its receiver key of our RTPS protection (origin authentication)
+	// current is the key id each of its senders (endpoint GUID; its
+	// participant: the zero entity) protects with; retiring the earlier
+	// ones, still taken until the wall of their deadline.
+	current         map[wire.GUID]crypto.KeyID
+	retiring        map[crypto.KeyID]int64
 	volW            *endpoint.Writer
 	volR            *endpoint.Reader
 	sent            map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
 	lastOut         *token.DataHolder                    // the last handshake token sent
 	resentOnRequest bool
 	authAt          int64
+	// expiry is the wall time (ns) its certificate or grant ends at, the
+	// earlier of the two (0: not authenticated); expiryWhy says which.
+	expiry    int64
+	expiryWhy string
 }
 
 // secState is the security of a Transport.
@@ -293,6 +350,7 @@ func (s *secState) addLocal(e wire.EntityID, info access.EndpointSecurityInfo) e
 		if l.sender, err = crypto.NewSender(km, crypto.SenderOptions{}); err != nil {
 			return err
 		}
+		l.payloadKM, l.payloadSender = km, l.sender
 	}
 	s.local[e] = l
 	return nil
@@ -505,6 +563,7 @@ func (s *secState) handleSubmessage(now int64, rs *wire.ReceiverState, sm *wire.
 				r.volW.HandleSubmessage(now, rs, sm)
 				s.t.touchLocked(r.volW.NextDeadline())
 				s.checkPending(now)
+				s.finishRevisions(now)
 			}
 			return true
 		}
@@ -596,6 +655,7 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 		return
 	}
 	r.perm = perm
+	r.expiry, r.expiryWhy = credentialsEnd(res.RemoteCert, perm.Grant)
 	kx := crypto.KxKeyMaterial(res.SharedSecret.Challenge1[:], res.SharedSecret.Challenge2[:], res.SharedSecret.Secret)
 	if r.kxSender, err = crypto.NewSender(kx, crypto.SenderOptions{}); err != nil {
 		s.failed(r, err)
@@ -652,9 +712,45 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 	s.t.touchLocked(r.volW.NextDeadline())
 }
 
+// credentialsEnd is when a remote participant's credentials end (wall ns):
+// its certificate after NotAfter, its grant at its not_after, whichever is
+// first, and why (subject and date only).
+func credentialsEnd(cert *x509.Certificate, g *access.Grant) (int64, string) {
+	end := cert.NotAfter.Add(time.Nanosecond)
+	why := fmt.Sprintf("certificate %q expired at %s", cert.Subject.String(), cert.NotAfter.UTC().Format(time.RFC3339))
+	if g != nil && !g.NotAfter.IsZero() && g.NotAfter.Before(end) {
+		end = g.NotAfter
+		why = fmt.Sprintf("permissions grant %q expired at %s", g.Name, g.NotAfter.UTC().Format(time.RFC3339))
+	}
+	return end.UnixNano(), why
+}
+
+// checkExpiry drops the authenticated participants whose credentials have
+// ended by wall time wall and returns when to look again.
+func (s *secState) checkExpiry(now, wall int64) int64 {
+	next := endpoint.Never
+	for _, r := range s.remotes {
+		if !r.authenticated || r.expiry == 0 {
+			continue
+		}
+		if wall < r.expiry {
+			next = min(next, now+min(r.expiry-wall, expiryCheck))
+			continue
+		}
+		s.st.Expired++
+		s.t.cfg.Warnf("rtps: security: participant %v dropped: %s", r.prefix, r.expiryWhy)
+		r.authenticated = false
+		if s.t.disc.Participant(r.prefix) != nil {
+			s.t.disc.Drop(now, r.prefix) // unmatches its endpoints, then forget
+		}
+		s.forget(r.prefix)
+	}
+	return next
+}
+
 // sendTokens writes crypto tokens on the volatile channel to r.
-func (s *secState) sendTokens(now int64, r *secRemote, class string, local, remote wire.GUID, km crypto.KeyMaterial) wire.SequenceNumber {
-	ct := crypto.Tokens(km)
+func (s *secState) sendTokens(now int64, r *secRemote, class string, local, remote wire.GUID, kms ...crypto.KeyMaterial) wire.SequenceNumber {
+	ct := crypto.Tokens(kms...)
 	hs := make([]token.DataHolder, len(ct))
 	for i, c := range ct {
 		h := token.DataHolder{ClassID: c.ClassID}
@@ -722,6 +818,137 @@ func (s *secState) onVolatile(r *secRemote, smp endpoint.Sample) {
 			r.openers[km.SenderKeyID] = o
 		}
 	}
+	// New material from a sender that had some (a key revision): its
+	// previous key is still taken for keyGrace, for what was protected
+	// under it and is still on its way.
+	src := wire.GUID{Prefix: r.prefix}
+	copy(src.Entity[:], m.SourceEndpoint[12:])
+	id := kms[0].SenderKeyID
+	if id.IsZero() {
+		return
+	}
+	if r.current == nil {
+		r.current = map[wire.GUID]crypto.KeyID{}
+		r.retiring = map[crypto.KeyID]int64{}
+	}
+	if old, ok := r.current[src]; ok && old != id {
+		r.retiring[old] = s.t.cfg.Clock.Now() + keyGrace
+		s.t.touchLocked(r.retiring[old])
+	}
+	delete(r.retiring, id)
+	r.current[src] = id
+}
+
+// retireKeys forgets the previous keys whose grace period ended and
+// returns the next end.
+func (s *secState) retireKeys(now int64) int64 {
+	next := endpoint.Never
+	for _, r := range s.remotes {
+		for id, end := range r.retiring {
+			if now >= end {
+				delete(r.openers, id)
+				delete(r.retiring, id)
+			} else {
+				next = min(next, end)
+			}
+		}
+	}
+	return next
+}
+
+// reviseKeys starts a key revision of every protected local endpoint that
+// asked for one (or of all, with all): new key material, sent to each
+// remote endpoint that has the current one. The endpoint moves to it in
+// finishRevisions.
+func (s *secState) reviseKeys(now int64, all bool) {
+	for e, l := range s.local {
+		if l.sender == nil || !l.submsg || l.rev != nil || !(all || l.wantRev) {
+			continue
+		}
+		l.wantRev = false
+		km, err := crypto.NewKeyMaterial(l.km.Kind, randomKeyID(), nil)
+		if err != nil {
+			continue
+		}
+		snd, err := crypto.NewSender(km, crypto.SenderOptions{})
+		if err != nil {
+			continue
+		}
+		l.rev = &secRevision{km: km, sender: snd, wait: map[*secRemote]wire.SequenceNumber{}, deadline: now + revisionWait}
+		lg := wire.GUID{Prefix: s.t.prefix, Entity: e}
+		for _, r := range s.remotes {
+			if !r.authenticated {
+				continue
+			}
+			for k := range r.sent {
+				if k[0] == lg {
+					s.sendRevision(now, r, l, k[0], k[1])
+				}
+			}
+		}
+		s.t.touchLocked(l.rev.deadline)
+	}
+}
+
+// sendRevision sends the material of l's revision to remote endpoint
+// remote of r.
+func (s *secState) sendRevision(now int64, r *secRemote, l *secLocal, local, remote wire.GUID) {
+	km := l.rev.km
+	if l.origin {
+		var rk *crypto.ReceiverKey
+		var err error
+		if km, rk, err = receiverKey(l.rev.km); err != nil {
+			return
+		}
+		if l.rev.receivers == nil {
+			l.rev.receivers = map[wire.GUID]*crypto.ReceiverKey{}
+		}
+		l.rev.receivers[remote] = rk
+	}
+	class := gmReaderTokens
+	if local.Entity.IsWriter() {
+		class = gmWriterTokens
+	}
+	if sn := s.sendTokens(now, r, class, local, remote, l.tokenKMs(km)...); sn != 0 {
+		l.rev.wait[r] = sn
+	}
+}
+
+// finishRevisions moves the local endpoints whose new key material every
+// remote participant acknowledged (or whose revisionWait ended) to it, and
+// returns when to look again.
+func (s *secState) finishRevisions(now int64) int64 {
+	next := endpoint.Never
+	for _, l := range s.local {
+		rev := l.rev
+		if rev == nil {
+			continue
+		}
+		done := now >= rev.deadline
+		if !done {
+			done = true
+			for r, sn := range rev.wait {
+				if s.remotes[r.prefix] == r && r.volW != nil && !r.volW.Acknowledged(sn) {
+					done = false
+					break
+				}
+			}
+		}
+		if !done {
+			next = min(next, rev.deadline)
+			continue
+		}
+		l.km, l.sender, l.rev, l.uses = rev.km, rev.sender, nil, 0
+		if l.origin {
+			l.receivers = nil
+			l.rlist = nil
+			for g, k := range rev.receivers {
+				l.setReceiver(g, k)
+			}
+		}
+		s.st.KeyRevisions++
+	}
+	return next
 }
 
 // syncTokensLocked sends the tokens of every protected local endpoint to
@@ -802,7 +1029,10 @@ func (s *secState) tokensFor(now int64, r *secRemote, local wire.EntityID, remot
 		}
 		l.setReceiver(remote, rk)
 	}
-	r.sent[k] = s.sendTokens(now, r, class, lg, remote, km)
+	r.sent[k] = s.sendTokens(now, r, class, lg, remote, l.tokenKMs(km)...)
+	if l.rev != nil {
+		s.sendRevision(now, r, l, lg, remote)
+	}
 }
 
 // receiverKey gives km a fresh receiver-specific key: the material for one
@@ -872,7 +1102,9 @@ func (s *secState) checkPending(now int64) {
 // tick resends handshake messages, fails late ones and runs the volatile
 // endpoints; it returns the next deadline.
 func (s *secState) tick(now int64) int64 {
-	next := endpoint.Never
+	next := s.checkExpiry(now, s.t.cfg.WallNow())
+	s.reviseKeys(now, false)
+	next = min(next, s.finishRevisions(now), s.retireKeys(now))
 	pending := false
 	for _, r := range s.remotes {
 		if r.volW != nil {
@@ -910,6 +1142,34 @@ func (s *secState) forgetLocal(g wire.GUID) {
 	for _, r := range s.remotes {
 		for k := range r.sent {
 			if k[0] == g {
+				delete(r.sent, k)
+			}
+		}
+	}
+}
+
+// secForgetRemoteLocked is forgetRemote when secure: the transport calls
+// it when a remote endpoint is lost.
+func (t *Transport) secForgetRemoteLocked(g wire.GUID) {
+	if t.sec != nil {
+		t.sec.forgetRemote(g)
+	}
+}
+
+// forgetRemote drops what we keep for remote endpoint g: the receiver keys
+// our endpoints MAC for it with (under origin authentication every
+// protected message carries one MAC per key) and the record of the tokens
+// it was sent.
+func (s *secState) forgetRemote(g wire.GUID) {
+	for _, l := range s.local {
+		l.setReceiver(g, nil)
+		if l.rev != nil {
+			delete(l.rev.receivers, g)
+		}
+	}
+	if r := s.remotes[g.Prefix]; r != nil {
+		for k := range r.sent {
+			if k[1] == g {
 				delete(r.sent, k)
 			}
 		}
@@ -954,6 +1214,7 @@ func (s *secState) protect(msg []byte) []byte {
 			nonDisc = true
 		}
 		if l := s.local[e]; l != nil && l.submsg {
+			s.used(l)
 			return l.sender, l.rlist
 		}
 		return nil, nil
@@ -1296,7 +1557,30 @@ func (s *secState) encodePayload(e wire.EntityID, data []byte) ([]byte, error) {
 		data = append(append([]byte(nil), data...), make([]byte, 4-pad)...)
 		data[3] = (data[3] &^ 3) | byte(4-pad)
 	}
-	return l.sender.EncodePayload(nil, data)
+	return l.payloadSender.EncodePayload(nil, data)
+}
+
+// used counts one submessage protected by l and asks for a key revision when
+// Config.SecurityKeyRevision says so.
+func (s *secState) used(l *secLocal) {
+	l.uses++
+	if n := s.t.cfg.SecurityKeyRevision; n != 0 && l.uses >= n && l.rev == nil && !l.wantRev {
+		l.wantRev = true
+		s.t.touchLocked(s.t.cfg.Clock.Now())
+	}
+}
+
+// ReviseKeys gives every protected local endpoint new key material: it is
+// sent to the matched remote endpoints over the volatile secure channel, and
+// used once they acknowledged it. Remote senders' previous keys are taken
+// for a grace period after their new ones arrive. No-op when not secure.
+func (t *Transport) ReviseKeys() {
+	t.mu.Lock()
+	if t.sec != nil {
+		t.sec.reviseKeys(t.cfg.Clock.Now(), true)
+		t.kickNeeded = true
+	}
+	t.finishLocked()
 }
 
 // decodePayload returns the plain payload of a sample of remote writer w
