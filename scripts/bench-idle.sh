@@ -45,7 +45,7 @@ for i in $(seq 1 "$n"); do
   if [ "$vendor" = go ]; then
     "$dir/listener" --ros-args -r __node:=idle$i >/dev/null 2>"$dir/err.$i" &
   else
-    "$cyc" --quiet --timeout $((warm + win + 30)) --node idle$i >/dev/null 2>"$dir/err.$i" &
+    "$cyc" --quiet --timeout 3600 --node idle$i >/dev/null 2>"$dir/err.$i" &
   fi
   pids="$pids $!"
 done
