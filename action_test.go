@@ -16,7 +16,6 @@ import (
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/msg/unique_identifier_msgs"
-	"github.com/nros-go/nros/rmw/intra"
 )
 
 type (
@@ -119,8 +118,9 @@ func TestActionTypesChecked(t *testing.T) {
 	})
 }
 
-// actionFixture is a server node and a client node on one intra transport,
-// both spun by one executor on its own goroutine.
+// actionFixture is a server node and a client node, each spun by an
+// executor on its own goroutine: on one intra transport (newActionFixture),
+// or on the two transports of a transportPair (newActionFixtureOver).
 type actionFixture struct {
 	server, client *Node
 	stop           func()
@@ -128,32 +128,58 @@ type actionFixture struct {
 
 func newActionFixture(t *testing.T) *actionFixture {
 	t.Helper()
-	ctx := NewContext(WithTransport(intra.New()), WithLogOutput(io.Discard))
-	srv, err := NewNode("server", WithContext(ctx))
+	return newActionFixtureOver(t, intraPair)
+}
+
+// actionTransports are the transports the action round trip and cancel
+// tests run over (sim time is transport-blind: the same tests on Zenoh).
+var actionTransports = []transportPair{intraPair, zenohPair}
+
+func newActionFixtureOver(t *testing.T, tp transportPair) *actionFixture {
+	t.Helper()
+	ta, tb := tp.make(t)
+	sctx := NewContext(WithTransport(ta), WithLogOutput(io.Discard))
+	cctx := sctx
+	if ta != tb {
+		cctx = NewContext(WithTransport(tb), WithLogOutput(io.Discard))
+	}
+	srv, err := NewNode("server", WithContext(sctx))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := NewNode("client", WithContext(ctx))
+	cl, err := NewNode("client", WithContext(cctx))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := NewExecutor(WithExecutorContext(ctx))
-	for _, n := range []*Node{srv, cl} {
-		if err := e.AddNode(n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sctx, cancel := context.WithCancel(context.Background())
+	spin, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); e.Spin(sctx) }()
+	var execs []*Executor
+	for _, c := range []*Context{sctx, cctx} {
+		if len(execs) > 0 && c == sctx {
+			break // one context: one executor for both nodes
+		}
+		e := NewExecutor(WithExecutorContext(c))
+		for _, n := range []*Node{srv, cl} {
+			if n.Context() == c {
+				if err := e.AddNode(n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		execs = append(execs, e)
+		wg.Add(1)
+		go func() { defer wg.Done(); e.Spin(spin) }()
+	}
 	return &actionFixture{server: srv, client: cl, stop: func() {
 		cl.Close()
 		srv.Close()
 		cancel()
 		wg.Wait()
-		e.Close()
-		ctx.Shutdown()
+		for _, e := range execs {
+			e.Close()
+		}
+		cctx.Shutdown()
+		sctx.Shutdown()
 	}}
 }
 
@@ -199,8 +225,8 @@ func newFibClient(t *testing.T, n *Node, name string) *ActionClient[fibGoal, fib
 }
 
 func TestActionRoundTrip(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newActionFixture(t)
+	forTransports(t, actionTransports, func(t *testing.T, tp transportPair) {
+		f := newActionFixtureOver(t, tp)
 		defer f.stop()
 		srv, err := NewActionServer(f.server, "fibonacci", fibExec(nil))
 		if err != nil {
@@ -263,8 +289,8 @@ func TestActionRoundTrip(t *testing.T) {
 // EXECUTING, CANCELING, CANCELED; the cancel context reaches Execute; the
 // result carries the partial sequence.
 func TestActionCancel(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newActionFixture(t)
+	forTransports(t, actionTransports, func(t *testing.T, tp transportPair) {
+		f := newActionFixtureOver(t, tp)
 		defer f.stop()
 		gate := make(chan struct{})
 		srv, err := NewActionServer(f.server, "fib", fibExec(func(ctx context.Context, i int) error {

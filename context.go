@@ -87,7 +87,8 @@ func WithClockSources(steady, system func() int64) ContextOption {
 // once d has passed on the context's steady clock (WithClockSources) and
 // return a function that cancels the call, reporting whether it was still
 // pending; f does not block. For harnesses that own wall time: package
-// simtest steps them with its world.
+// simtest steps them with its world. A SpinOnce timeout then also passes
+// only as that clock advances.
 func WithClockTimers(after func(d time.Duration, f func()) (cancel func() bool)) ContextOption {
 	return func(c *Context) {
 		if after == nil {

@@ -435,6 +435,7 @@ func TestPubSubQueueAndQoS(t *testing.T) {
 	raw.Publish([]byte{0, 1, 0, 0, 0xff, 0xff, 0xff, 0x7f, 'a'})
 	raw.Publish([]byte{0, 1})
 	e.SpinOnce(0)
+	e.SpinOnce(0) // one sample per pass: the executor decodes
 	if bad.Dropped() != 2 || len(why) != 2 {
 		t.Fatalf("dropped %d", bad.Dropped())
 	}

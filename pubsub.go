@@ -192,18 +192,10 @@ func (n *Node) eventOptions(topic, kind string, internal, user func(rmw.Event)) 
 	}}
 }
 
-// recoverOffLoop, deferred around user code that a transport runs on its own
-// goroutine (an event handler, a dropped-sample handler, a message's
-// UnmarshalCDR), turns a panic into a report through the node's executor's
-// panic policy (PanicStop makes its Spin return it) instead of killing the
-// process. A node with no executor yet logs it.
-func (n *Node) recoverOffLoop(kind string, id uint64, name string) {
-	if v := recover(); v != nil {
-		n.recoverOffLoopValue(kind, id, name, v)
-	}
-}
-
-// recoverOffLoopValue reports a recovered panic value v (see recoverOffLoop).
+// recoverOffLoopValue reports a panic value v recovered off the executor
+// (an action server's Execute, on its goroutine) through the node's
+// executor's panic policy (PanicStop makes its Spin return it) instead of
+// killing the process. A node with no executor yet logs it.
 func (n *Node) recoverOffLoopValue(kind string, id uint64, name string, v any) {
 	p := exec.PanicReport{Kind: kind, ID: id, Name: name, Value: v, Stack: debug.Stack()}
 	n.mu.Lock()
@@ -257,8 +249,8 @@ func WithMaxAge(max time.Duration, onViolation func(AgeViolation)) SubscriptionO
 }
 
 // WithDroppedHandler is called for every received sample that cannot be
-// decoded, with the reason, by the node's executor like any callback (the
-// transport only queues the call). Such samples are dropped and counted
+// decoded, with the reason, on the executor's goroutine, which decodes
+// samples before their callback. Such samples are dropped and counted
 // either way.
 func WithDroppedHandler(fn func(error)) SubscriptionOption {
 	return subscriptionOption(func(c *endpointConfig) { c.onDropped = fn })
@@ -285,10 +277,10 @@ type Subscription[T any] struct {
 	// keep-last (whatever its depth) overwrites the oldest.
 	keepAll bool
 	asMsg   func(*T) msg.Message
-	calls   *userCalls // runs the dropped-sample handler on the executor
+	phase   string // what Execute runs besides the callback: "decode", "dropped" (panic reports say so)
 
 	mu        sync.Mutex
-	queue     []*T // ring
+	queue     []*[]byte // ring of received samples, decoded by Execute
 	head, n   int
 	scheduled bool
 	exec      *Executor
@@ -330,10 +322,7 @@ func NewSubscription[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, cb
 	}
 	s := &Subscription[T]{id: subIDs.Add(1), node: n, topic: resolved, cb: cb, cfg: cfg, limit: limit, keepAll: keepAll,
 		asMsg: func(v *T) msg.Message { return PT(v) }}
-	s.queue = make([]*T, min(limit, 64))
-	if cfg.onDropped != nil {
-		s.calls = n.userCalls()
-	}
+	s.queue = make([]*[]byte, min(limit, 64))
 	eo := n.eventOptions(resolved, "subscription", nil, cfg.onEvent)
 	eo.TypeHash = messageTypeHash(m)
 	sub, err := n.ctx.Transport().NewSubscription(n.info(), resolved, m.TypeName(), qos, s.deliver, eo)
@@ -351,10 +340,11 @@ func NewSubscription[T any, PT MessagePtr[T]](n *Node, topic string, qos QoS, cb
 // Topic returns the resolved topic name.
 func (s *Subscription[T]) Topic() string { return s.topic }
 
-// Received counts the messages decoded and queued.
+// Received counts the samples received and queued (Dropped counts those
+// that then did not decode).
 func (s *Subscription[T]) Received() uint64 { return s.received.Load() }
 
-// Dropped counts samples that did not decode.
+// Dropped counts samples that did not decode (the executor decodes them).
 func (s *Subscription[T]) Dropped() uint64 { return s.dropped.Load() }
 
 // Lost counts queued messages overwritten by newer ones (keep-last) or
@@ -374,32 +364,33 @@ func (s *Subscription[T]) Close() error {
 }
 
 // Identity names the subscription in panic reports.
-func (s *Subscription[T]) Identity() (string, uint64, string) { return "subscription", s.id, s.topic }
-
-// deliver runs on the transport goroutine.
-func (s *Subscription[T]) deliver(smp rmw.Sample) {
-	v, err := s.decode(smp.Data)
-	if err != nil {
-		s.dropped.Add(1)
-		if h := s.cfg.onDropped; h != nil {
-			s.calls.add(userCall{kind: "dropped", id: s.id, name: s.topic, fn: func() { h(err) }})
-		}
-		return
+func (s *Subscription[T]) Identity() (string, uint64, string) {
+	if s.phase != "" {
+		return s.phase, s.id, s.topic
 	}
+	return "subscription", s.id, s.topic
+}
+
+// deliver runs on the transport goroutine: it only queues a copy of the
+// sample and wakes the executor, which decodes it (Execute).
+func (s *Subscription[T]) deliver(smp rmw.Sample) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return
 	}
+	v := copyQueued(smp.Data)
 	s.received.Add(1)
 	if s.n == s.limit {
 		if s.keepAll {
 			// keep-all at its bound: refuse the newest, never lose queued data silently
 			s.lost.Add(1)
 			s.mu.Unlock()
+			releaseQueued(v)
 			return
 		}
 		// keep-last: overwrite the oldest
+		releaseQueued(s.queue[s.head])
 		s.queue[s.head] = nil
 		s.head = (s.head + 1) % len(s.queue)
 		s.n--
@@ -423,21 +414,24 @@ func (s *Subscription[T]) deliver(smp rmw.Sample) {
 
 func (s *Subscription[T]) grow() {
 	size := min(max(2*len(s.queue), 1), s.limit)
-	q := make([]*T, size)
+	q := make([]*[]byte, size)
 	for i := 0; i < s.n; i++ {
 		q[i] = s.queue[(s.head+i)%len(s.queue)]
 	}
 	s.queue, s.head = q, 0
 }
 
-// decode unmarshals one sample; a panic in the message's UnmarshalCDR is
-// reported through the node's executor and the sample counts as dropped.
+// decode unmarshals one sample on the executor's goroutine; a panic in the
+// message's UnmarshalCDR counts the sample as dropped and goes on to the
+// executor's panic policy (reported with kind "decode").
 func (s *Subscription[T]) decode(data []byte) (v *T, err error) {
+	s.phase = "decode"
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("nros: decoding %s panicked: %v", s.topic, r)
-			s.node.recoverOffLoopValue("decode", s.id, s.topic, r)
+			s.dropped.Add(1)
+			panic(r)
 		}
+		s.phase = ""
 	}()
 	v = new(T)
 	if err := msg.Unmarshal(data, s.asMsg(v)); err != nil {
@@ -455,7 +449,7 @@ func (s *Subscription[T]) Execute() bool {
 		s.mu.Unlock()
 		return false
 	}
-	v := s.queue[s.head]
+	buf := s.queue[s.head]
 	s.queue[s.head] = nil
 	s.head = (s.head + 1) % len(s.queue)
 	s.n--
@@ -464,6 +458,17 @@ func (s *Subscription[T]) Execute() bool {
 		s.scheduled = false
 	}
 	s.mu.Unlock()
+	v, err := s.decode(*buf)
+	releaseQueued(buf)
+	if err != nil {
+		s.dropped.Add(1)
+		if h := s.cfg.onDropped; h != nil {
+			s.phase = "dropped"
+			h(err)
+			s.phase = ""
+		}
+		return more
+	}
 	if s.cfg.maxAge > 0 {
 		s.checkAge(e, v)
 	}
@@ -524,6 +529,9 @@ func (s *Subscription[T]) close() error {
 		return nil
 	}
 	s.closed = true
+	for i := range s.n {
+		releaseQueued(s.queue[(s.head+i)%len(s.queue)])
+	}
 	clear(s.queue)
 	s.n = 0
 	s.mu.Unlock()

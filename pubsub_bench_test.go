@@ -83,9 +83,10 @@ func BenchmarkInProcessThroughput(b *testing.B) {
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
 				pub.Publish(m)
-				if i%keepAllCap == keepAllCap-1 {
-					// stay under the keep-all bound
-					for count.Load() < int64(i-keepAllCap/2) {
+				if half := keepAllCap / 2; i%half == half-1 {
+					// stay under the keep-all bound: at most half queued
+					// before the next half is published
+					for count.Load() < int64(i+1-half) {
 						time.Sleep(time.Millisecond)
 					}
 				}

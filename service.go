@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,24 +93,25 @@ const serviceBacklog = 1000
 // handler runs on the goroutine that spins the node's executor, one request
 // at a time.
 //
-// Requests are decoded on the transport's goroutine (one that does not
-// decode is dropped and counted in Dropped) and queued until the handler
-// takes them. Every queued request has a caller waiting for its response,
-// so the queue keeps up to max(N, serviceBacklog) requests for a keep last
-// N history (N alone announced on the wire): only beyond that is the
-// oldest waiting request dropped (and counted in Lost).
+// Requests are queued as received and decoded on the executor's goroutine
+// before the handler (one that does not decode is dropped and counted in
+// Dropped). Every queued request has a caller waiting for its response, so
+// the queue keeps up to max(N, serviceBacklog) requests for a keep last N
+// history (N alone announced on the wire): only beyond that is the oldest
+// waiting request dropped (and counted in Lost).
 type Service[Req, Resp any] struct {
-	id      uint64
-	node    *Node
-	name    string
-	srv     rmw.ServiceServer
-	handle  func(*Service[Req, Resp], *Req, *Responder[Resp])
-	limit   int
-	encode  func(*Resp) ([]byte, error)
-	decode  func([]byte) (*Req, error)
-	ctx     context.Context
-	cancel  context.CancelFunc
-	closing atomic.Bool
+	id       uint64
+	node     *Node
+	name     string
+	srv      rmw.ServiceServer
+	handle   func(*Service[Req, Resp], *Req, *Responder[Resp])
+	limit    int
+	encode   func(*Resp) ([]byte, error)
+	decode   func([]byte) (*Req, error)
+	ctx      context.Context
+	cancel   context.CancelFunc
+	closing  atomic.Bool
+	decoding bool // Execute is decoding (panic reports say "decode")
 
 	mu        sync.Mutex
 	queue     []pendingRequest[Req]
@@ -121,8 +123,8 @@ type Service[Req, Resp any] struct {
 }
 
 type pendingRequest[Req any] struct {
-	req *Req
-	id  rmw.RequestID
+	data *[]byte // the request, decoded by Execute (bufpool.go)
+	id   rmw.RequestID
 }
 
 // Responder sends the response to one request, once, from any goroutine:
@@ -223,7 +225,8 @@ func newService[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *
 // Name returns the resolved service name.
 func (s *Service[Req, Resp]) Name() string { return s.name }
 
-// Received counts the requests decoded and queued.
+// Received counts the requests received and queued (Dropped counts those
+// that then did not decode).
 func (s *Service[Req, Resp]) Received() uint64 { return s.received.Load() }
 
 // Dropped counts requests that did not decode.
@@ -237,7 +240,12 @@ func (s *Service[Req, Resp]) Lost() uint64 { return s.lost.Load() }
 func (s *Service[Req, Resp]) Answered() uint64 { return s.answered.Load() }
 
 // Identity names the service in panic reports.
-func (s *Service[Req, Resp]) Identity() (string, uint64, string) { return "service", s.id, s.name }
+func (s *Service[Req, Resp]) Identity() (string, uint64, string) {
+	if s.decoding {
+		return "decode", s.id, s.name
+	}
+	return "service", s.id, s.name
+}
 
 // Close stops the service; requests waiting are discarded and Responders
 // of requests in progress fail. Safe to call twice.
@@ -261,13 +269,9 @@ func (s *Service[Req, Resp]) sendResponse(id rmw.RequestID, r *Resp) error {
 	return nil
 }
 
-// deliver runs on the transport goroutine.
+// deliver runs on the transport goroutine: it only queues a copy of the
+// request and wakes the executor.
 func (s *Service[Req, Resp]) deliver(r rmw.Request) {
-	v, err := s.decodeSafe(r.Data)
-	if err != nil {
-		s.dropped.Add(1)
-		return
-	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -275,11 +279,12 @@ func (s *Service[Req, Resp]) deliver(r rmw.Request) {
 	}
 	s.received.Add(1)
 	if len(s.queue) >= s.limit {
+		releaseQueued(s.queue[0].data)
 		s.queue[0] = pendingRequest[Req]{}
 		s.queue = s.queue[1:]
 		s.lost.Add(1)
 	}
-	s.queue = append(s.queue, pendingRequest[Req]{req: v, id: r.ID})
+	s.queue = append(s.queue, pendingRequest[Req]{data: copyQueued(r.Data), id: r.ID})
 	e := s.exec
 	sched := e != nil && !s.scheduled
 	if sched {
@@ -291,12 +296,17 @@ func (s *Service[Req, Resp]) deliver(r rmw.Request) {
 	}
 }
 
-func (s *Service[Req, Resp]) decodeSafe(b []byte) (v *Req, err error) {
+// decodeRequest decodes on the executor's goroutine; a panic in the
+// request type's UnmarshalCDR counts it as dropped and goes on to the
+// executor's panic policy (kind "decode").
+func (s *Service[Req, Resp]) decodeRequest(b []byte) (v *Req, err error) {
+	s.decoding = true
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("nros: decoding a request of %s panicked: %v", s.name, p)
-			s.node.recoverOffLoopValue("decode", s.id, s.name, p)
+			s.dropped.Add(1)
+			panic(p)
 		}
+		s.decoding = false
 	}()
 	return s.decode(b)
 }
@@ -317,7 +327,13 @@ func (s *Service[Req, Resp]) Execute() bool {
 		s.scheduled = false
 	}
 	s.mu.Unlock()
-	s.handle(s, p.req, &Responder[Resp]{srv: s, id: p.id})
+	req, err := s.decodeRequest(*p.data)
+	releaseQueued(p.data)
+	if err != nil {
+		s.dropped.Add(1)
+		return more
+	}
+	s.handle(s, req, &Responder[Resp]{srv: s, id: p.id})
 	return more
 }
 
@@ -342,6 +358,9 @@ func (s *Service[Req, Resp]) close() error {
 	}
 	s.closed = true
 	s.closing.Store(true)
+	for _, p := range s.queue {
+		releaseQueued(p.data)
+	}
 	s.queue = nil
 	s.mu.Unlock()
 	s.cancel()
@@ -361,8 +380,8 @@ type Client[Req, Resp any] struct {
 	sendMu sync.Mutex // orders SendRequest and registration
 
 	mu       sync.Mutex
-	pending  map[int64]chan *Resp
-	early    map[int64]*Resp // responses that beat their registration
+	pending  map[int64]chan []byte // responses, decoded by Call
+	early    map[int64][]byte      // responses that beat their registration
 	maxReg   int64
 	changed  chan struct{} // closed and replaced on every graph event
 	closedCh chan struct{} // closed by Close
@@ -381,7 +400,7 @@ func NewClient[Req, Resp any, PReq MessagePtr[Req], PResp MessagePtr[Resp]](n *N
 	if err != nil {
 		return nil, err
 	}
-	c := &Client[Req, Resp]{node: n, name: resolved, pending: map[int64]chan *Resp{}, early: map[int64]*Resp{},
+	c := &Client[Req, Resp]{node: n, name: resolved, pending: map[int64]chan []byte{}, early: map[int64][]byte{},
 		changed: make(chan struct{}),
 		encode:  func(r *Req) ([]byte, error) { return msg.MarshalChecked(PReq(r), true, nil) },
 		decode: func(b []byte) (*Resp, error) {
@@ -472,7 +491,7 @@ func (c *Client[Req, Resp]) Call(ctx context.Context, req *Req) (*Resp, error) {
 	if err := c.WaitForService(ctx); err != nil {
 		return nil, err
 	}
-	ch := make(chan *Resp, 1)
+	ch := make(chan []byte, 1)
 	c.sendMu.Lock()
 	seq, err := c.cl.SendRequest(data)
 	if err != nil {
@@ -501,8 +520,8 @@ func (c *Client[Req, Resp]) Call(ctx context.Context, req *Req) (*Resp, error) {
 	c.mu.Unlock()
 	c.sendMu.Unlock()
 	select {
-	case r := <-ch:
-		return r, nil
+	case b := <-ch:
+		return c.decodeResponse(b)
 	case <-done:
 		c.forget(seq)
 		return nil, ErrServiceClosed
@@ -533,13 +552,10 @@ func (c *Client[Req, Resp]) Pending() int {
 	return len(c.pending)
 }
 
-// deliver runs on the transport goroutine.
+// deliver runs on the transport goroutine: it hands a copy of the response
+// to the waiting Call, which decodes it on its own goroutine.
 func (c *Client[Req, Resp]) deliver(r rmw.Response) {
-	v, err := c.decodeSafe(r.Data)
-	if err != nil {
-		c.dropped.Add(1)
-		return
-	}
+	v := slices.Clone(r.Data)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ch, ok := c.pending[r.Seq]; ok {
@@ -552,14 +568,23 @@ func (c *Client[Req, Resp]) deliver(r rmw.Response) {
 	}
 }
 
-func (c *Client[Req, Resp]) decodeSafe(b []byte) (v *Resp, err error) {
+// decodeResponse decodes a response on the calling goroutine; one that does
+// not decode (or whose UnmarshalCDR panics) is counted as dropped and is
+// the call's error.
+func (c *Client[Req, Resp]) decodeResponse(b []byte) (v *Resp, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("nros: decoding a response of %s panicked: %v", c.name, p)
-			c.node.recoverOffLoopValue("decode", 0, c.name, p)
+			v, err = nil, fmt.Errorf("nros: decoding a response of %s panicked: %v", c.name, p)
+		}
+		if err != nil {
+			c.dropped.Add(1)
 		}
 	}()
-	return c.decode(b)
+	v, err = c.decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("nros: a response of %s does not decode: %w", c.name, err)
+	}
+	return v, nil
 }
 
 // Close releases the client; calls in progress return ErrServiceClosed.
@@ -583,7 +608,7 @@ func (c *Client[Req, Resp]) close() error {
 		c.closedCh = make(chan struct{})
 	}
 	close(c.closedCh)
-	c.pending, c.early = map[int64]chan *Resp{}, map[int64]*Resp{}
+	c.pending, c.early = map[int64]chan []byte{}, map[int64][]byte{}
 	c.mu.Unlock()
 	return c.cl.Close()
 }

@@ -421,7 +421,8 @@ func TestPublisherHoldsNoLockDuringDelivery(t *testing.T) {
 			break
 		}
 	}
-	if strings.Join(got, ",") != "inner,outer" {
+	// The executor decodes: outer's decoder publishes inner, queued behind.
+	if strings.Join(got, ",") != "outer,inner" {
 		t.Fatalf("got %v", got)
 	}
 }
@@ -629,11 +630,11 @@ func TestNilNode(t *testing.T) {
 	}
 }
 
-// A ROS timer callback run inline on the DDS transport's receiving goroutine
-// may block on ROS time: the watchdog hands the socket to a new goroutine,
-// so the /clock samples it waits for still arrive (over the in-memory
-// network, in virtual time).
-func TestInlineCallbackMayBlockOnRosTime(t *testing.T) {
+// A ROS timer callback may block on ROS time: it runs on the spinning
+// goroutine, never on the DDS transport's receiving one, so the /clock
+// samples it waits for still arrive (over the in-memory network, in
+// virtual time).
+func TestCallbackMayBlockOnRosTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		nw := udp.NewMemNetwork()
 		mk := func() *Context {
@@ -685,7 +686,7 @@ func TestInlineCallbackMayBlockOnRosTime(t *testing.T) {
 		select {
 		case err := <-slept:
 			if err != nil || woke.Load() < 11_100*ms {
-				t.Fatalf("SleepFor in an inline callback: %v, woke at %d", err, woke.Load())
+				t.Fatalf("SleepFor in a callback: %v, woke at %d", err, woke.Load())
 			}
 		default:
 			t.Fatalf("the callback never woke: the clock starved (timer fired %d)", tm.Activations())

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,19 +22,42 @@ const (
 	talkerDuration = int64(4531096768)
 )
 
-// `nros bag play --clock 100 --rate 2` over DDS: a Cyclone (and a Fast DDS)
-// clocksub receives a /clock that advances at twice wall speed from the
-// bag's start.
+// bagPeers are the transports the bag tests run over: DDS with each
+// vendor's peer, and Zenoh (rmw_zenoh's wire) with a zenoh-pico peer
+// connecting to the nros process, peer to peer.
+func bagPeers() []string { return append(slices.Clone(Vendors), "zenoh-pico") }
+
+// startNrosOver runs nros on peer's transport: DDS in domain dom, or Zenoh
+// listening on ep.
+func startNrosOver(t *testing.T, peer string, dom int, ep string, args ...string) *goProc {
+	t.Helper()
+	if peer == "zenoh-pico" {
+		return startGoZenoh(t, nrosBinary(t), zenohEnv(ep, ""), args...)
+	}
+	return startNros(t, dom, args...)
+}
+
+// `nros bag play --clock 100 --rate 2` over DDS and over Zenoh: a Cyclone
+// (a Fast DDS, a zenoh-pico) clock subscriber receives a /clock that
+// advances at twice wall speed from the bag's start.
 func TestBagPlayClockToPeers(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
 	nrosBinary(t)
-	for _, vendor := range Vendors {
-		t.Run(vendor, func(t *testing.T) {
-			dom := Domain(t)
+	for _, peer := range bagPeers() {
+		t.Run(peer, func(t *testing.T) {
+			if peer == "zenoh-pico" {
+				RequireZenohPeers(t)
+			}
+			dom, ep := Domain(t), LoopbackTCP(FreeTCPPort(t))
 			const n = 150 // 1.5 s of wall time at 100 Hz
-			sub := Start(t, "clocksub_"+vendor, "--domain", strconv.Itoa(dom), "--count", strconv.Itoa(n), "--depth", "1000", "--timeout", "30")
-			play := startNros(t, dom, "bag", "play", talkerBag, "--clock", "100", "--rate", "2", "--delay", "2")
+			play := startNrosOver(t, peer, dom, ep, "bag", "play", talkerBag, "--clock", "100", "--rate", "2", "--delay", "2")
+			var sub *Proc
+			if peer == "zenoh-pico" {
+				sub = Start(t, "zclocksub", "--mode", "peer", "--connect", ep, "--domain", "0", "--count", strconv.Itoa(n), "--timeout", "30")
+			} else {
+				sub = Start(t, "clocksub_"+peer, "--domain", strconv.Itoa(dom), "--count", strconv.Itoa(n), "--depth", "1000", "--timeout", "30")
+			}
 			if code, err := sub.Wait(30 * time.Second); err != nil || code != 0 {
 				t.Fatalf("clocksub: exit %d, %v", code, err)
 			}
@@ -44,6 +68,14 @@ func TestBagPlayClockToPeers(t *testing.T) {
 			var ss []sample
 			for _, l := range sub.Lines() {
 				f := strings.Fields(l)
+				if peer == "zenoh-pico" && len(f) > 3 && f[0] != "summary" {
+					if !strings.Contains(l, " att=33 cdr=ok ") {
+						t.Fatalf("zclocksub line %q", l)
+					}
+					f = f[:3] // wall, sec, nanosec; then the attachment's fields
+				} else if peer == "zenoh-pico" && f[0] == "summary" {
+					continue
+				}
 				if len(f) != 3 {
 					t.Fatalf("clocksub line %q", l)
 				}
@@ -147,29 +179,41 @@ func TestBagPlayLoopRestartsSimTimer(t *testing.T) {
 	}())
 }
 
-// `nros bag record` of a Cyclone and of a Fast DDS chatterpub: the bag
-// holds every string, as our reader and the MCAP library's reader count.
+// `nros bag record` of a Cyclone, a Fast DDS and (over Zenoh) a zenoh-pico
+// chatter publisher: the bag holds every string, as our reader and the
+// MCAP library's reader count.
 func TestBagRecordFromPeers(t *testing.T) {
 	RequireNamespace(t)
 	Peers(t)
 	nrosBinary(t)
-	for _, vendor := range Vendors {
-		t.Run(vendor, func(t *testing.T) {
-			dom := Domain(t)
+	for _, peer := range bagPeers() {
+		t.Run(peer, func(t *testing.T) {
+			dom, ep := Domain(t), LoopbackTCP(FreeTCPPort(t))
 			const n = 200
 			dir := filepath.Join(t.TempDir(), "rec")
-			rec := startNros(t, dom, "bag", "record", "/chatter", "-o", dir)
-			pub := Start(t, "chatterpub_"+vendor, "--domain", strconv.Itoa(dom), "--count", strconv.Itoa(n), "--hz", "500",
-				"--wait-subs", "1", "--gate")
-			if err := pub.WaitStderrMatch(matchedSubs, 20*time.Second); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(500 * time.Millisecond) // the recorder's reader matches the writer too
-			if err := pub.Send("go"); err != nil {
-				t.Fatal(err)
-			}
-			if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
-				t.Fatalf("chatterpub: exit %d, %v", code, err)
+			rec := startNrosOver(t, peer, dom, ep, "bag", "record", "/chatter", "-o", dir)
+			if peer == "zenoh-pico" {
+				RequireZenohPeers(t)
+				// the pico connects (retrying until the recorder listens),
+				// waits for the recorder's subscriber, then publishes
+				pub := Start(t, "zchatterpub", "--mode", "peer", "--connect", ep, "--domain", "0", "--count", strconv.Itoa(n),
+					"--hz", "500", "--wait-subs", "1", "--wait-timeout", "20", "--settle", "0.5", "--open-timeout", "20")
+				if code, err := pub.Wait(40 * time.Second); err != nil || code != 0 {
+					t.Fatalf("zchatterpub: exit %d, %v\n%s", code, err, pub.Stderr())
+				}
+			} else {
+				pub := Start(t, "chatterpub_"+peer, "--domain", strconv.Itoa(dom), "--count", strconv.Itoa(n), "--hz", "500",
+					"--wait-subs", "1", "--gate")
+				if err := pub.WaitStderrMatch(matchedSubs, 20*time.Second); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(500 * time.Millisecond) // the recorder's reader matches the writer too
+				if err := pub.Send("go"); err != nil {
+					t.Fatal(err)
+				}
+				if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
+					t.Fatalf("chatterpub: exit %d, %v", code, err)
+				}
 			}
 			time.Sleep(300 * time.Millisecond)
 			if code, err := rec.interrupt(10 * time.Second); err != nil || code != 0 {

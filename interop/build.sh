@@ -215,7 +215,7 @@ zsrc=$here/../../shared/zenoh/src
 psrc=$here/../../shared/peers/src
 zflags="-std=gnu11 -O2 -Wall -Wno-unused-function -DZENOH_C_STANDARD=11 -DZENOH_LINUX -DZENOH_COMPILER_GCC -I$zsrc -I$psrc -I$out/zpico/include"
 zlibs="$out/zpico/lib/libzenohpico.a -lpthread -ldl -lm"
-for p in zsvcserver; do
+for p in zsvcserver zpingpong; do
   bin=$out/$p
   if stale "$bin" "$src/$p.c" "$zsrc/zros.h" "$psrc/common.h" "$out/zpico/lib/libzenohpico.a" "$0"; then
     # shellcheck disable=SC2086

@@ -109,6 +109,21 @@ func startGoZenoh(t testing.TB, bin string, env []string, args ...string) *goPro
 	return p
 }
 
+var picoUpLine = regexp.MustCompile(`zid [0-9a-f]+ (publishing on|subscribed to|serving) `)
+
+// picoUp waits until a zenoh-pico peer's session is open (its "zid …"
+// line). A pico that listens must be up before anything connects to it:
+// zenoh-pico 1.7.2 starts its accept task inside z_open, and a connection
+// that arrives at that instant crashes it (SIGSEGV in
+// _z_unicast_handshake_listen; seen about once in 50 starts with a Go node
+// connecting and retrying from before).
+func picoUp(t *testing.T, p *Proc) {
+	t.Helper()
+	if err := p.WaitStderrMatch(picoUpLine, 20*time.Second); err != nil {
+		t.Fatalf("zenoh-pico peer not up: %v", err)
+	}
+}
+
 // waitRunning waits for simtimer's first log line: its node, and so its
 // zenoh session and listener, exist.
 func waitRunning(t testing.TB, p *goProc) {
@@ -157,6 +172,7 @@ func TestZenohPicoClockToSimtimer(t *testing.T) {
 				var pub *Proc
 				if dir == "pico-listens" {
 					pub = Start(t, "zclockpub", pubArgs...)
+					picoUp(t, pub)
 				}
 				st := startGoZenoh(t, exampleBinary(t, "simtimer"), env, "--ros-args", "-p", "use_sim_time:=true",
 					"-p", "overrun:="+policy, "-p", "duration_s:=60")
@@ -331,6 +347,7 @@ func TestZenohPicoToListener(t *testing.T) {
 	ep := LoopbackTCP(FreeTCPPort(t))
 	pub := Start(t, "zchatterpub", "--mode", "peer", "--listen", ep, "--domain", "0", "--count", "20", "--hz", "10",
 		"--wait-subs", "1", "--wait-timeout", "20")
+	picoUp(t, pub)
 	lis := startGoZenoh(t, exampleBinary(t, "listener"), zenohEnv("", ep))
 	if code, err := pub.Wait(40 * time.Second); err != nil || code != 0 {
 		t.Fatalf("zchatterpub: exit %d, %v\n%s", code, err, pub.Stderr())
@@ -348,8 +365,7 @@ func TestZenohPicoToListener(t *testing.T) {
 func TestZenohGraphCLI(t *testing.T) {
 	RequireZenohPeers(t)
 	ep := LoopbackTCP(FreeTCPPort(t))
-	Start(t, "zchattersub", "--mode", "peer", "--listen", ep, "--domain", "0", "--timeout", "30", "--quiet")
-	time.Sleep(500 * time.Millisecond)
+	picoUp(t, Start(t, "zchattersub", "--mode", "peer", "--listen", ep, "--domain", "0", "--timeout", "30", "--quiet"))
 	nodes := startGoZenoh(t, nrosBinary(t), zenohEnv("", ep), "node", "list")
 	if code, err := nodes.wait(20 * time.Second); err != nil || code != 0 {
 		t.Fatalf("nros node list: exit %d, %v", code, err)
@@ -452,6 +468,7 @@ func TestZenohGoClientToPicoServer(t *testing.T) {
 			var g *goNode
 			if dir == "pico-listens" {
 				srv = Start(t, "zsvcserver", append(args, "--listen", ep)...)
+				picoUp(t, srv)
 				g = newZenohGoNode(t, "go_client", "", ep)
 			} else {
 				g = newZenohGoNode(t, "go_client", ep, "")

@@ -1,7 +1,14 @@
 package interop
 
 import (
+	"context"
+	"fmt"
+	"github.com/nros-go/nros/msg"
+	"github.com/nros-go/nros/msg/std_srvs"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/wire"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +63,7 @@ func newSecureGoNode(t *testing.T, dom int, ks, enclave, name string) *goNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := rtps.New(rtps.Config{DomainID: dom, Security: art, Enclave: enclave,
+	tr, err := rtps.New(rtps.Config{DomainID: dom, Security: art, Enclave: enclave, Warnf: t.Logf,
 		Logf: func(f string, a ...any) {
 			if strings.Contains(f, "security") || testing.Verbose() {
 				t.Logf(f, a...)
@@ -226,7 +233,9 @@ func TestGoSecureClockFromPeer(t *testing.T) {
 			g := newSecureGoNode(t, dom, ks, "/simtimer", "go_clock")
 			var mu sync.Mutex
 			var got []int64
-			_, err := nros.NewSubscription(g.node, "/clock", nros.ClockQoS(), func(m *rosgraph_msgs.Clock) {
+			q := nros.ClockQoS() // best effort, as the publisher; deep, so the executor drops none
+			q.Depth = 1000
+			_, err := nros.NewSubscription(g.node, "/clock", q, func(m *rosgraph_msgs.Clock) {
 				mu.Lock()
 				got = append(got, int64(m.Clock.Sec)*1e9+int64(m.Clock.Nanosec))
 				mu.Unlock()
@@ -247,7 +256,10 @@ func TestGoSecureClockFromPeer(t *testing.T) {
 			first := got
 			mu.Unlock()
 			st := g.tr.Stats().Security
-			if n != 530 {
+			// Under the race detector the best-effort stream may lose a few
+			// datagrams at the socket; the check that matters then is that
+			// security refused none.
+			if n != 530 && (!raceEnabled || n < 500) {
 				t.Errorf("got %d of 530 samples (first %v); security %+v", n, first[:min(5, n)], st)
 			}
 			if st.Refused != 0 || st.Unprotected != 0 {
@@ -433,6 +445,354 @@ func TestGoSecureGoToGo(t *testing.T) {
 				if st := g.tr.Stats().Security; st.Authenticated != 1 || st.Unauthenticated != 1 {
 					t.Fatalf("security stats %+v", st)
 				}
+			}
+		})
+	}
+}
+
+var talkerBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// talkerBinary builds examples/talker once per test binary.
+func talkerBinary(t testing.TB) string {
+	t.Helper()
+	talkerBuild.once.Do(func() {
+		talkerBuild.path = filepath.Join(os.TempDir(), fmt.Sprintf("nros-interop-talker.%d", os.Getpid()))
+		out, err := exec.Command("go", "build", "-o", talkerBuild.path, "github.com/nros-go/nros/examples/talker").CombinedOutput()
+		if err != nil {
+			talkerBuild.err = fmt.Errorf("go build examples/talker: %v\n%s", err, out)
+		}
+	})
+	if talkerBuild.err != nil {
+		t.Fatal(talkerBuild.err)
+	}
+	return talkerBuild.path
+}
+
+// TestGoSecureExampleTalker: examples/talker, secured by the SROS2
+// environment (Enforce) and --enclave, reaches a secure chattersub of each
+// vendor.
+func TestGoSecureExampleTalker(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	bin := talkerBinary(t)
+	for _, v := range Vendors {
+		for _, kk := range keystoreKinds {
+			t.Run(v+"/"+kk.name, func(t *testing.T) {
+				dom := Domain(t)
+				ks := kk.make(t, dom, "/talker", "/listener")
+				sub := StartEnv(t, secureEnv(ks, "/listener"), "chattersub_"+v, "--domain", d(dom), "--count", "5",
+					"--first", "0", "--allow-gaps", "--timeout", "60")
+				env := []string{"ROS_SECURITY_ENABLE=true", "ROS_SECURITY_STRATEGY=Enforce", "ROS_SECURITY_KEYSTORE=" + ks}
+				talker := startGoBinEnv(t, bin, dom, env, "-p", "period_ms:=100", "--enclave", "/talker")
+				code, err := sub.Wait(40 * time.Second)
+				if err != nil || code != ExitOK || len(sub.Lines()) != 5 {
+					t.Fatalf("chattersub: exit %d, %v, %d lines\n%s\ntalker: %s", code, err, len(sub.Lines()), sub.Stderr(), talker.stderr())
+				}
+			})
+		}
+	}
+}
+
+// TestGoSecureSpoofAndReplay: on loopback, a plain DATA that claims the
+// GUID of a live secure publisher (the spoof that an unsecured graph
+// delivers) and the publisher's captured datagrams sent again are dropped
+// by a secure Go subscriber and counted.
+func TestGoSecureSpoofAndReplay(t *testing.T) {
+	RequireNamespace(t)
+	dom := Domain(t)
+	ks := nrosKeystore(t, dom, "/talker", "/listener")
+	talker := newSecureGoNode(t, dom, ks, "/talker", "go_talker")
+	listener := newSecureGoNode(t, dom, ks, "/listener", "go_listener")
+	var mu sync.Mutex
+	var got []string
+	if _, err := nros.NewSubscription(listener.node, "/chatter", nros.KeepLast(10), func(m *std_msgs.String) {
+		mu.Lock()
+		got = append(got, m.Data)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	listener.spin()
+	// A transport publisher: its GID names the writer to spoof.
+	pub, err := talker.tr.NewPublisher(rmw.NodeInfo{Name: "go_talker", Namespace: "/"}, "/chatter", "std_msgs/msg/String",
+		rmw.QoS{Reliability: rmw.Reliable, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 10}, rmw.EndpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
+		t.Fatal("no match")
+	}
+	c := StartCapture(t)
+	time.Sleep(time.Second)
+	for i := 1; i <= 3; i++ {
+		_ = pub.Publish(msg.Marshal(&std_msgs.String{Data: chatterString(i, 0)}, true, nil))
+	}
+	if !waitFor(10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 }) {
+		t.Fatalf("got %q", got)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	_, dgs := c.Stop(t)
+	user := listener.tr.UserAddr()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	dst := net.UDPAddrFromAddrPort(user)
+	replayed := 0
+	for _, d := range dgs {
+		if d.DstPort == int(user.Port()) {
+			_, _ = conn.WriteToUDP(d.Payload, dst)
+			replayed++
+		}
+	}
+	// The spoof: a plain DATA from the publisher's GUID, a later SN.
+	gid := pub.(*rtps.Publisher).GID()
+	var prefix wire.GuidPrefix
+	copy(prefix[:], gid[:12])
+	var b wire.Builder
+	b.Reset(nil, wire.Header{Version: wire.ProtocolVersion21, Vendor: rtps.Vendor, Prefix: prefix})
+	payload := msg.Marshal(&std_msgs.String{Data: "spoofed"}, true, nil)
+	if err := b.Data(&wire.Data{WriterID: wire.EntityID(gid[12:16]), WriterSN: 1000, SerializedPayload: payload}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = conn.WriteToUDP(b.Bytes(), dst)
+	time.Sleep(time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("after %d replayed datagrams and a spoof, the listener has %q", replayed, got)
+	}
+	st := listener.tr.Stats().Security
+	if replayed == 0 || st.Replayed == 0 || st.Unprotected == 0 {
+		t.Fatalf("%d datagrams replayed; security %+v", replayed, st)
+	}
+	t.Logf("%d datagrams replayed, 1 spoofed: security %+v", replayed, st)
+}
+
+// TestGoSecureClientToPeerServer: a secure Go client calls a secure SetBool
+// server of each vendor.
+func TestGoSecureClientToPeerServer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, "/talker", "/listener")
+			srv := Start(t, "svc_"+vendor, "--mode", "server", "--service", "/set_flag", "--count", "3",
+				"--timeout", "60", "--domain", fmt.Sprint(dom), "--keystore", ks, "--enclave", "/listener")
+			g := newSecureGoNode(t, dom, ks, "/talker", "go_client")
+			cl, err := nros.NewClient[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "set_flag")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			for i := 1; i <= 3; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				resp, err := cl.Call(ctx, &std_srvs.SetBool_Request{Data: i%2 == 1})
+				cancel()
+				if err != nil {
+					t.Fatalf("call %d: %v; security %+v\n%s", i, err, g.tr.Stats().Security, srv.Stderr())
+				}
+				want := fmt.Sprintf("%s %v", vendor, i%2 == 1)
+				if resp.Success != (i%2 == 1) || resp.Message != want {
+					t.Fatalf("call %d: %+v, want message %q", i, resp, want)
+				}
+			}
+			if rc, err := srv.Wait(20 * time.Second); err != nil || rc != ExitOK {
+				t.Fatalf("server exit %d %v", rc, err)
+			}
+		})
+	}
+}
+
+// TestGoSecureDenyClock: permissions that deny subscribing to /clock (and
+// allow everything else) stop simtimer with use_sim_time at start, with an
+// error naming rt/clock and the rule.
+func TestGoSecureDenyClock(t *testing.T) {
+	RequireNamespace(t)
+	simtimerBinary(t)
+	dom := Domain(t)
+	ks := nrosKeystore(t, dom, "/simtimer")
+	pol := filepath.Join(t.TempDir(), "policy.xml")
+	if err := os.WriteFile(pol, []byte(`<policy version="0.2.0"><enclaves><enclave path="/simtimer"><profiles>
+<profile ns="/" node="simtimer">
+<topics subscribe="DENY"><topic>clock</topic></topics>
+<topics publish="ALLOW" subscribe="ALLOW"><topic>/*</topic></topics>
+<services reply="ALLOW" request="ALLOW"><service>/*</service></services>
+</profile></profiles></enclave></enclaves></policy>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := keystore.CreatePermission(ks, "/simtimer", pol, keystore.Options{DomainID: strconv.Itoa(dom)}); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"ROS_SECURITY_ENABLE=true", "ROS_SECURITY_STRATEGY=Enforce", "ROS_SECURITY_KEYSTORE=" + ks}
+	p := startSimtimerEnv(t, dom, env, "-p", "use_sim_time:=true", "-p", "duration_s:=5", "--enclave", "/simtimer")
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("simtimer did not stop; stderr %s", p.stderr())
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(p.stderr(), "rt/clock") || !strings.Contains(p.stderr(), "deny") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming rt/clock and the deny rule", code, p.stderr())
+	}
+	t.Logf("simtimer: %s", strings.TrimSpace(p.stderr()))
+}
+
+// TestGoSecureForeignCA: a secure Go node and a secure peer of each vendor
+// whose identities come from different identity CAs (two keystores) never
+// match, and the Go side reports the handshake failure clearly.
+func TestGoSecureForeignCA(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, v := range Vendors {
+		t.Run(v, func(t *testing.T) {
+			dom := Domain(t)
+			ksGo, ksPeer := nrosKeystore(t, dom, "/listener"), nrosKeystore(t, dom, "/a/listener")
+			sub := Start(t, "chattersub_"+v, "--domain", d(dom), "--keystore", ksPeer, "--enclave", "/a/listener",
+				"--count", "0", "--timeout", "6", "--first", "0", "--allow-gaps")
+			g := newSecureGoNode(t, dom, ksGo, "/listener", "go_talker")
+			pub, err := nros.NewPublisher[std_msgs.String](g.node, "/chatter", nros.KeepLast(10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := waitFor(15*time.Second, func() bool { return g.tr.Stats().Security.HandshakeFailures > 0 })
+			for i := 1; i <= 10; i++ {
+				_ = pub.Publish(&std_msgs.String{Data: chatterString(i, 0)})
+			}
+			if _, err := sub.Wait(20 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			st := g.tr.Stats().Security
+			if !ok || !strings.Contains(st.LastHandshakeError, "not signed by the identity CA") {
+				t.Fatalf("security stats %+v", st)
+			}
+			if len(sub.Lines()) != 0 || pub.MatchedSubscriptions() != 0 || st.Authenticated != 0 {
+				t.Fatalf("%d samples across identity CAs, matched %d", len(sub.Lines()), pub.MatchedSubscriptions())
+			}
+			t.Logf("handshake error: %s", st.LastHandshakeError)
+		})
+	}
+}
+
+// TestGoSecurePeerClientToGoServer: a secure client of each vendor calls a
+// secure Go SetBool server.
+func TestGoSecurePeerClientToGoServer(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, vendor := range Vendors {
+		t.Run(vendor, func(t *testing.T) {
+			dom := Domain(t)
+			ks := nrosKeystore(t, dom, "/talker", "/listener")
+			g := newSecureGoNode(t, dom, ks, "/talker", "go_server")
+			srv, err := nros.NewService[std_srvs.SetBool_Request, std_srvs.SetBool_Response](g.node, "/set_flag",
+				func(_ context.Context, req *std_srvs.SetBool_Request) (*std_srvs.SetBool_Response, error) {
+					return &std_srvs.SetBool_Response{Success: req.Data, Message: fmt.Sprintf("go %v", req.Data)}, nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			cl := Start(t, "svc_"+vendor, "--mode", "client", "--service", "/set_flag", "--count", "4",
+				"--timeout", "60", "--domain", fmt.Sprint(dom), "--keystore", ks, "--enclave", "/listener")
+			if rc, err := cl.Wait(60 * time.Second); err != nil || rc != ExitOK {
+				t.Fatalf("client exit %d %v; security %+v", rc, err, g.tr.Stats().Security)
+			}
+			lines := cl.Lines()
+			if len(lines) != 4 {
+				t.Fatalf("client printed %q", lines)
+			}
+			for i, l := range lines {
+				b := 0
+				if i%2 == 0 {
+					b = 1
+				}
+				if want := fmt.Sprintf("response %d %d go %v", i+1, b, i%2 == 0); l != want {
+					t.Fatalf("line %d: %q, want %q", i, l, want)
+				}
+			}
+			if srv.Answered() != 4 || srv.Dropped() != 0 {
+				t.Fatalf("answered %d dropped %d", srv.Answered(), srv.Dropped())
+			}
+		})
+	}
+}
+
+// originKeystore is nrosKeystore with sros2's governance turned to origin
+// authentication: metadata and discovery ENCRYPT_WITH_ORIGIN_AUTHENTICATION
+// and RTPS SIGN_WITH_ORIGIN_AUTHENTICATION (receiver-specific MACs on every
+// protected submessage and message, the secure SEDP ones too).
+func originKeystore(t *testing.T, dom int, enclaves ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "keystore")
+	if err := os.MkdirAll(filepath.Join(dir, "enclaves"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gov := keystore.GovernanceXML(strconv.Itoa(dom))
+	gov = strings.Replace(gov, ">ENCRYPT</metadata_protection_kind>", ">ENCRYPT_WITH_ORIGIN_AUTHENTICATION</metadata_protection_kind>", 1)
+	gov = strings.Replace(gov, ">SIGN</rtps_protection_kind>", ">SIGN_WITH_ORIGIN_AUTHENTICATION</rtps_protection_kind>", 1)
+	gov = strings.Replace(gov, ">ENCRYPT</discovery_protection_kind>", ">ENCRYPT_WITH_ORIGIN_AUTHENTICATION</discovery_protection_kind>", 1)
+	if err := os.WriteFile(filepath.Join(dir, "enclaves", "governance.xml"), []byte(gov), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := keystore.Options{DomainID: strconv.Itoa(dom)}
+	if err := keystore.CreateKeystore(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range enclaves {
+		if err := keystore.CreateEnclave(dir, e, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestGoSecureOriginAuthentication: under a governance with origin
+// authentication (receiver-specific MACs), a secure Go talker reaches a
+// secure peer subscriber, and a secure peer publisher reaches a secure Go
+// subscriber with nothing refused.
+func TestGoSecureOriginAuthentication(t *testing.T) {
+	RequireNamespace(t)
+	Peers(t)
+	for _, v := range Vendors {
+		t.Run(v+"/go_to_peer", func(t *testing.T) {
+			dom := Domain(t)
+			ks := originKeystore(t, dom, "/a/listener", "/talker")
+			goSecureTalker(t, v, dom, ks, "/a/listener", "/talker", chatterString)
+		})
+		t.Run(v+"/peer_to_go", func(t *testing.T) {
+			dom := Domain(t)
+			ks := originKeystore(t, dom, "/a/listener", "/talker")
+			g := newSecureGoNode(t, dom, ks, "/a/listener", "go_listener")
+			var mu sync.Mutex
+			n := 0
+			if _, err := nros.NewSubscription(g.node, "/chatter", nros.KeepLast(10), func(*std_msgs.String) { mu.Lock(); n++; mu.Unlock() }); err != nil {
+				t.Fatal(err)
+			}
+			g.spin()
+			pub := Start(t, "chatterpub_"+v, "--domain", d(dom), "--keystore", ks, "--enclave", "/talker",
+				"--count", "20", "--hz", "20", "--wait-subs", "1", "--timeout", "40", "--gate")
+			if err := pub.WaitStderrMatch(matchedSubs, 30*time.Second); err != nil {
+				t.Fatalf("%v; security %+v", err, g.tr.Stats().Security)
+			}
+			if err := pub.Send("go"); err != nil {
+				t.Fatal(err)
+			}
+			if code, err := pub.Wait(30 * time.Second); err != nil || code != 0 {
+				t.Fatalf("chatterpub: exit %d, %v", code, err)
+			}
+			ok := waitFor(5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return n >= 20 })
+			st := g.tr.Stats().Security
+			if !ok {
+				mu.Lock()
+				t.Fatalf("got %d of 20 samples; security %+v\n%s", n, st, pub.Stderr())
+			}
+			if st.BadMAC != 0 || st.Unprotected != 0 {
+				t.Errorf("security %+v", st)
 			}
 		})
 	}

@@ -161,8 +161,14 @@ func startSimtimer(t testing.TB, dom int, rosArgs ...string) *goProc {
 // startSimtimerEnv is startSimtimer with more environment ("K=V").
 func startSimtimerEnv(t testing.TB, dom int, extraEnv []string, rosArgs ...string) *goProc {
 	t.Helper()
+	return startGoBinEnv(t, simtimerBinary(t), dom, extraEnv, rosArgs...)
+}
+
+// startGoBinEnv runs the Go program bin with --ros-args rosArgs in domain
+// dom, with more environment ("K=V").
+func startGoBinEnv(t testing.TB, bin string, dom int, extraEnv []string, rosArgs ...string) *goProc {
+	t.Helper()
 	RequireNamespace(t)
-	bin := simtimerBinary(t)
 	p := &goProc{done: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"--ros-args"}, rosArgs...)...)
 	var env []string

@@ -34,9 +34,23 @@
 #    third run per repetition has clocklat also record the bare receipt
 #    in Go (a raw subscription on the transport's goroutine).
 #
+#  * Zenoh (ZENOH=1, the default): the same three measures on rmw_zenoh's
+#    wire, peer to peer over loopback TCP (one side listening on
+#    tcp/127.0.0.1:7450, the other connecting; no router), Go against
+#    zenoh-pico 1.7.2 (the library nano-ros runs on) in Go's place:
+#    64 B round trip `nros bench pingpong` (RMW_IMPLEMENTATION=
+#    rmw_zenoh_cpp) Go<->Go vs interop/build/zpingpong pico<->pico;
+#    best-effort 64 B throughput for ZTPSEC (1) seconds (zenoh-pico's
+#    session does not survive a longer flood at full speed here); /clock
+#    from zclockpub (pico, 100 Hz) to clocklat's ROS-timer callback on
+#    Zenoh, to its bare receipt, and to zclocksub's receipt (pico). Ratios
+#    are Go over pico of the same runs.
+#
 # Environment: NROS_INTEROP_PEERS=DIR uses prebuilt peers (default
 # interop/build, built by interop/build.sh when missing); LAT64, LAT64K,
-# TPSEC, FASTDDS=0 (skip the Fast DDS pairs) change the cases.
+# TPSEC, ZTPSEC, FASTDDS=0 (skip the Fast DDS pairs), ZENOH=0 (skip the
+# Zenoh cases), ONLY=zenoh (only them) change the cases; SUMMARY_ONLY=1
+# prints the tables again from the logs in LOGDIR without measuring.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,18 +62,32 @@ LAT64=${LAT64:-10000}
 LAT64K=${LAT64K:-2000}
 TPSEC=${TPSEC:-5}
 FASTDDS=${FASTDDS:-1}
+ZENOH=${ZENOH:-1}
+ZTPSEC=${ZTPSEC:-1}
+ONLY=${ONLY:-}
 CLOCKN=490 # callbacks/receipts to pair; the script publishes 500 samples
 
 say() { echo "bench.sh: $*" >&2; }
 
-if [ ! -x "$B/pingpong_cyclone" ] || [ ! -x "$B/clockpub_cyclone" ]; then
+SUMMARY_ONLY=${SUMMARY_ONLY:-}
+if [ -n "$SUMMARY_ONLY" ]; then
+  : # SUMMARY_ONLY=1: print the tables of the logs already in LOGDIR
+elif [ ! -x "$B/pingpong_cyclone" ] || [ ! -x "$B/clockpub_cyclone" ] || [ ! -x "$B/zpingpong" ]; then
   say "building the interop peers into $B"
   sh "$root/interop/build.sh" "$B" >&2
 fi
 mkdir -p "$L/bin"
-rm -f "$L"/*.log "$L"/*.sub "$L"/*.pub "$L"/*.sum
-(cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat &&
+[ -n "$SUMMARY_ONLY" ] || rm -f "$L"/*.log "$L"/*.sub "$L"/*.pub "$L"/*.sum
+[ -n "$SUMMARY_ONLY" ] || (cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat &&
   go build -o "$L/bin/echopong" ./bench/echopong && go build -o "$L/bin/directping" ./bench/directping)
+# zgo-listen / zgo-connect CMD...: a Go program on Zenoh (rmw_zenoh's
+# variables), listening on or connecting to the one loopback endpoint
+ZEP=tcp/127.0.0.1:7450
+for side in listen connect; do
+  if [ $side = listen ]; then l="[\"$ZEP\"]" c="[]"; else l="[]" c="[\"$ZEP\"]"; fi
+  printf '#!/bin/sh\nRMW_IMPLEMENTATION=rmw_zenoh_cpp ZENOH_ROUTER_CHECK_ATTEMPTS=-1 ZENOH_CONFIG_OVERRIDE='"'"'listen/endpoints=%s;connect/endpoints=%s'"'"' exec "$@"\n' "$l" "$c" >"$L/bin/zgo-$side"
+  chmod +x "$L/bin/zgo-$side"
+done
 
 # prog SIDE: the pingpong command of one side (go, cyclone, fastdds)
 prog() {
@@ -79,9 +107,30 @@ run() {
 pairs="go:go go:echo direct:echo cyclone:cyclone go:cyclone cyclone:go"
 [ "$FASTDDS" = 0 ] || pairs="$pairs go:fastdds cyclone:fastdds fastdds:go fastdds:cyclone"
 
+# zenoh_cases r: the Zenoh cases of repetition r. A listening zenoh-pico is
+# given 0.5 s before anything connects (zenoh-pico 1.7.2 can crash when a
+# connection lands while z_open starts its accept task).
+zenoh_cases() {
+  r=$1
+  zl="$L/bin/zgo-listen" zc="$L/bin/zgo-connect"
+  run "zlat_go_go_64_$r" "$zl $L/bin/nros bench pingpong pong & sleep 0.5; $zc $L/bin/nros bench pingpong ping --size 64 --count $LAT64 --warmup 200; wait"
+  run "zlat_zpico_zpico_64_$r" "$B/zpingpong pong --mode peer --listen $ZEP & sleep 0.5; $B/zpingpong ping --mode peer --connect $ZEP --size 64 --count $LAT64 --warmup 200; wait"
+  run "ztp_go_go_64_be_$r" "$zl $L/bin/nros bench pingpong pong --best-effort & sleep 0.5; $zc $L/bin/nros bench pingpong ping --best-effort --mode throughput --duration $ZTPSEC --size 64; wait"
+  run "ztp_zpico_zpico_64_be_$r" "$B/zpingpong pong --mode peer --listen $ZEP --best-effort & sleep 0.5; $B/zpingpong ping --mode peer --connect $ZEP --best-effort --mode throughput --duration $ZTPSEC --size 64; wait"
+  zpub="$B/zclockpub --mode peer --connect $ZEP --script '$script' --wait-subs 1 --wait-timeout 20"
+  run "zclock_go_$r" "$zl $L/bin/clocklat --count $CLOCKN --timeout 15 >$L/zclock_go_${r}.sub & sleep 0.5; $zpub >$L/zclock_go_${r}.pub; wait"
+  run "zclock_gorx_$r" "$zl $L/bin/clocklat --count $CLOCKN --timeout 15 --rx $L/zclock_gorx_${r}.sub >/dev/null & sleep 0.5; $zpub >$L/zclock_gorx_${r}.pub; wait"
+  run "zclock_zpico_$r" "$B/zclocksub --mode peer --listen $ZEP --count $CLOCKN --timeout 15 >$L/zclock_zpico_${r}.sub & sleep 0.5; $zpub >$L/zclock_zpico_${r}.pub; wait"
+}
+
 t0=$(date +%s)
+script='start=1;play 1x 5s'
+[ -z "$SUMMARY_ONLY" ] || R=$(ls "$L"/zlat_go_go_64_*.log "$L"/lat_go_go_64_*.log 2>/dev/null | sed 's/.*_//; s/\.log$//' | sort -n | tail -1)
 for r in $(seq 1 "$R"); do
+  [ -z "$SUMMARY_ONLY" ] || break
   say "run $r of $R"
+  if [ "$ZENOH" != 0 ]; then zenoh_cases "$r"; fi
+  [ "$ONLY" != zenoh ] || continue
   for p in $pairs; do
     a=${p%:*}
     b=${p#*:}
@@ -91,12 +140,11 @@ for r in $(seq 1 "$R"); do
   for v in go cyclone; do
     run "tp_${v}_${v}_64_be_$r" "$(prog $v) pong --best-effort & $(prog $v) ping --best-effort --mode throughput --duration $TPSEC --size 64; wait"
   done
-  script='start=1;play 1x 5s'
   run "clock_go_$r" "$L/bin/clocklat --count $CLOCKN --timeout 10 >$L/clock_go_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_go_${r}.pub; wait"
   run "clock_gorx_$r" "$L/bin/clocklat --count $CLOCKN --timeout 10 --rx $L/clock_gorx_${r}.sub >/dev/null & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_gorx_${r}.pub; wait"
   run "clock_cyclone_$r" "$B/clocksub_cyclone --count $CLOCKN --timeout 10 >$L/clock_cyclone_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_cyclone_${r}.pub; wait"
 done
-say "measured in $(($(date +%s) - t0)) s; logs in $L"
+[ -n "$SUMMARY_ONLY" ] || say "measured in $(($(date +%s) - t0)) s; logs in $L"
 
 # ---- summary -------------------------------------------------------------
 
@@ -104,7 +152,7 @@ say "measured in $(($(date +%s) - t0)) s; logs in $L"
 field() {
   k=$1
   shift
-  cat "$@" 2>/dev/null | grep -E '^(go|go-direct|cyclone|fastdds) ' | tr ' ' '\n' | sed -n "s/^$k=//p"
+  cat "$@" 2>/dev/null | grep -E '^(go|go-direct|cyclone|fastdds|zpico) ' | tr ' ' '\n' | sed -n "s/^$k=//p"
 }
 
 # med: median of the numbers on stdin with [min..max]; "-" if none
@@ -123,10 +171,11 @@ ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f\n", a / b }'
 }
 
-# clockpair PUB SUB: latencies (µs) of the samples both files name, by sim
-# time; prints p50 and p99 (nearest rank) of one run
+# clockpair PUB SUB [FROM]: latencies (µs) of the samples both files name,
+# by sim time (from sim second FROM on, 0 by default); prints p50 and p99
+# (nearest rank) of one run
 clockpair() {
-  awk 'NR == FNR { w[$2 " " $3] = $1; next } ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$1" "$2" |
+  awk -v from="${3:-0}" 'NR == FNR { w[$2 " " $3] = $1; next } $2 >= from && ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$1" "$2" |
     sort -g | awk '{ v[NR] = $1 } END {
       if (NR == 0) exit
       i50 = int((NR * 50 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
@@ -142,6 +191,56 @@ name() {
     fastdds) echo "Fast DDS" ;;
   esac
 }
+
+if [ "$ZENOH" != 0 ]; then
+  echo
+  echo "## Zenoh (rmw_zenoh's wire, peer to peer over loopback TCP, no router), median of $R runs [min..max]; ratio = Go / zenoh-pico"
+  echo
+  echo "(/clock: samples from sim time 2 s on, the first second is warm-up: between two picos the first ~20 samples arrive in one burst ~0.2 s late)"
+  echo
+  echo "| case | p50 µs | p99 µs | lost | p50 ratio | p99 ratio |"
+  echo "|---|---|---|---|---|---|"
+  g50=$(field p50 "$L"/zlat_go_go_64_*.log | med)
+  g99=$(field p99 "$L"/zlat_go_go_64_*.log | med)
+  z50=$(field p50 "$L"/zlat_zpico_zpico_64_*.log | med)
+  z99=$(field p99 "$L"/zlat_zpico_zpico_64_*.log | med)
+  gl=$(field lost "$L"/zlat_go_go_64_*.log | awk '{ s += $1 } END { print s + 0 }')
+  zlost=$(field lost "$L"/zlat_zpico_zpico_64_*.log | awk '{ s += $1 } END { print s + 0 }')
+  echo "| round trip 64 B, Go → Go (nros bench pingpong) | $g50 | $g99 | $gl | $(ratio "$(first "$g50")" "$(first "$z50")") | $(ratio "$(first "$g99")" "$(first "$z99")") |"
+  echo "| round trip 64 B, zenoh-pico → zenoh-pico (zpingpong) | $z50 | $z99 | $zlost | ref | ref |"
+  for v in go zpico; do
+    : >"$L/zclock_$v.sum"
+    [ $v = go ] && : >"$L/zclock_gorx.sum"
+    for r in $(seq 1 "$R"); do
+      clockpair "$L/zclock_${v}_$r.pub" "$L/zclock_${v}_$r.sub" 2 >>"$L/zclock_$v.sum" || true
+      [ $v = go ] && { clockpair "$L/zclock_gorx_$r.pub" "$L/zclock_gorx_$r.sub" 2 >>"$L/zclock_gorx.sum" || true; }
+    done
+  done
+  c50=$(cut -d' ' -f1 "$L/zclock_zpico.sum" | med)
+  c99=$(cut -d' ' -f2 "$L/zclock_zpico.sum" | med)
+  for v in go gorx zpico; do
+    p50=$(cut -d' ' -f1 "$L/zclock_$v.sum" | med)
+    p99=$(cut -d' ' -f2 "$L/zclock_$v.sum" | med)
+    case $v in
+      go) label="/clock zclockpub → Go ROS-timer callback (clocklat)" ;;
+      gorx) label="/clock zclockpub → Go bare receipt (raw subscription, separate runs)" ;;
+      *) label="/clock zclockpub → zclocksub receipt (pico)" ;;
+    esac
+    if [ $v = zpico ]; then echo "| $label | $p50 | $p99 | - | ref | ref |"; else
+      echo "| $label | $p50 | $p99 | - | $(ratio "$(first "$p50")" "$(first "$c50")") | $(ratio "$(first "$p99")" "$(first "$c99")") |"; fi
+  done
+  echo
+  echo "| best-effort throughput 64 B, ${ZTPSEC} s flood | received msgs/s | sent msgs/s | ratio (received) |"
+  echo "|---|---|---|---|"
+  zref=$(first "$(field recv_msgs_per_s "$L"/ztp_zpico_zpico_64_be_*.log | med)")
+  for v in go zpico; do
+    rx=$(field recv_msgs_per_s "$L"/ztp_${v}_${v}_64_be_*.log | med)
+    tx=$(field sent_msgs_per_s "$L"/ztp_${v}_${v}_64_be_*.log | med)
+    lbl=$([ $v = go ] && echo "Go → Go" || echo "zenoh-pico → zenoh-pico")
+    echo "| $lbl | $rx | $tx | $(ratio "$(first "$rx")" "$zref") |"
+  done
+fi
+[ "$ONLY" != zenoh ] || exit 0
 
 echo
 echo "## Round-trip latency, reliable KEEP_LAST 10, µs (median of $R runs [min..max]); ratio = / the same pair with Cyclone in Go's place"

@@ -95,7 +95,7 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 				rx = append(rx, record{w, int64(m.Clock.Sec)*1e9 + int64(m.Clock.Nanosec)})
 			}
 			rxMu.Unlock()
-		}, rmw.EndpointOptions{})
+		}, rmw.EndpointOptions{TypeHash: (*rosgraph_msgs.Clock)(nil).TypeHash()}) // Zenoh keys carry it
 		if err != nil {
 			fmt.Fprintf(stderr, "clocklat: %v\n", err)
 			return 2

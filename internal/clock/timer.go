@@ -26,12 +26,9 @@ type Timer interface {
 // advances its clock. f must not block.
 type TimerFunc func(d time.Duration, f func()) Timer
 
-// RuntimeTimer is the TimerFunc of the Go runtime's timers (time.AfterFunc;
-// in a testing/synctest bubble, its fake clock).
-func RuntimeTimer(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
 // AfterFunc calls f once d of the sources' steady time has passed (see
-// TimerFunc).
+// TimerFunc): the Go runtime's time.AfterFunc (in a testing/synctest
+// bubble, on its fake clock) unless the sources say otherwise.
 func (s Sources) AfterFunc(d time.Duration, f func()) Timer {
 	if s.Timer == nil {
 		return time.AfterFunc(d, f)

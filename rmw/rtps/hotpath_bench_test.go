@@ -288,3 +288,51 @@ func TestLocalDeliveryAllocs(t *testing.T) {
 		t.Errorf("delivered %d bytes, want %d", n, want)
 	}
 }
+
+// BenchmarkHotPathServiceRoundTrip is a service call between two
+// Transports (Cyclone's mapping, as between Go peers): the server answers
+// from its handler with the request's bytes. ns/op is one call, allocs/op
+// every allocation of the request and the response on both sides.
+func BenchmarkHotPathServiceRoundTrip(b *testing.B) {
+	for _, size := range hotSizes {
+		b.Run(sizeName(size), func(b *testing.B) {
+			got := make(chan struct{}, 1)
+			a, c := hotTransports(b)
+			var srv rmw.ServiceServer
+			srv, err := c.NewServiceServer(node, "/hot_svc", boolReq, boolResp, rmw.ServicesDefaultQoS, func(r rmw.Request) {
+				if err := srv.SendResponse(r.ID, r.Data); err != nil {
+					b.Error(err)
+				}
+			}, rmw.EndpointOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cl, err := a.NewServiceClient(node, "/hot_svc", boolReq, boolResp, rmw.ServicesDefaultQoS, func(rmw.Response) {
+				select {
+				case got <- struct{}{}:
+				default:
+				}
+			}, rmw.EndpointOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for end := time.Now().Add(10 * time.Second); !cl.ServiceAvailable(); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(end) {
+					b.Fatal("service not available")
+				}
+			}
+			time.Sleep(100 * time.Millisecond) // the server matches the client's reader too
+			data := hotSample(size)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				binary.LittleEndian.PutUint64(data[4:], uint64(i))
+				if _, err := cl.SendRequest(data); err != nil {
+					b.Fatal(err)
+				}
+				hotWait(b, got, i)
+			}
+		})
+	}
+}

@@ -60,8 +60,9 @@ const (
 const cycloneHeader = 16
 
 // svcReplyTimeout is how long a response waits for the response reader of
-// its client to be matched before it is dropped (counted in
-// Stats.DroppedResponses and logged). Cyclone's and Fast DDS's servers
+// its client to be matched; then it is sent to the readers that are
+// matched (Stats.UnmatchedResponses), or dropped when there are none
+// (Stats.DroppedResponses), and logged. Cyclone's and Fast DDS's servers
 // wait up to 100 ms, blocking, then send to no one.
 const svcReplyTimeout = 5 * time.Second
 
@@ -475,6 +476,21 @@ func (t *Transport) responseSample(s *Subscription, smp endpoint.Sample) {
 	t.queueService(s, smp.SourceTimestamp, smp.Writer, smp.Payload, cut, id)
 }
 
+// maxScratch bounds the encoding buffer a Transport keeps between service
+// writes.
+const maxScratch = 1 << 20
+
+// cycloneScratch encodes a sample in Cyclone's mapping into the
+// Transport's scratch buffer (t.mu held): the writer copies it into its
+// history, so the buffer serves the next write.
+func (t *Transport) cycloneScratch(client uint64, seq int64, body []byte) []byte {
+	b := EncodeCycloneSample(t.scratch[:0], client, seq, body)
+	if cap(b) <= maxScratch {
+		t.scratch = b[:0]
+	}
+	return b
+}
+
 // svcSample is one service sample to write: remote (with inline QoS qos)
 // for remote readers; body, with id beside it, for local subscriptions.
 type svcSample struct {
@@ -553,7 +569,7 @@ func (c *ServiceClient) SendRequest(data []byte) (int64, error) {
 			smp.remote, smp.qos = data, q.Append(nil)
 			return smp
 		}
-		smp.remote = EncodeCycloneSample(nil, binary.LittleEndian.Uint64(c.cid[:8]), int64(sn), data)
+		smp.remote = t.cycloneScratch(binary.LittleEndian.Uint64(c.cid[:8]), int64(sn), data)
 		return smp
 	})
 	return int64(sn), err
@@ -652,9 +668,10 @@ func (s *ServiceServer) readyForLocked(id rmw.RequestID) bool {
 // It never blocks: when the client's response reader is not matched yet
 // (a request can arrive before the server has discovered it), or the
 // writer's history is full of unacknowledged responses, the response
-// waits in the server and goes out as soon as it can; one that cannot
-// within svcReplyTimeout is dropped, counted (Stats.DroppedResponses) and
-// logged.
+// waits in the server and goes out as soon as it can; after
+// svcReplyTimeout it goes to the response readers that are matched
+// (Stats.UnmatchedResponses), or is dropped when there are none
+// (Stats.DroppedResponses), and logged.
 func (s *ServiceServer) SendResponse(id rmw.RequestID, data []byte) error {
 	if len(data) < 4 {
 		return fmt.Errorf("rtps: response of %d bytes has no encapsulation header", len(data))
@@ -699,7 +716,7 @@ func (s *ServiceServer) sendLocked(id rmw.RequestID, data []byte) (wire.Sequence
 			smp.remote, smp.qos = data, q.Append(nil)
 			return smp
 		}
-		smp.remote = EncodeCycloneSample(nil, binary.LittleEndian.Uint64(id.Writer[:8]), id.Seq, data)
+		smp.remote = s.t.cycloneScratch(binary.LittleEndian.Uint64(id.Writer[:8]), id.Seq, data)
 		return smp
 	})
 }
@@ -726,6 +743,17 @@ func (s *ServiceServer) flushLocked(now int64) int64 {
 			blocked = true
 		}
 		if now-r.at >= int64(svcReplyTimeout) {
+			// Send to whatever is matched, as Cyclone and Fast DDS do
+			// after their wait: the reader of a peer that names its
+			// endpoints otherwise still gets it on its participant.
+			if !blocked && !s.resp.closed && len(s.resp.remote)+len(s.resp.local) > 0 {
+				if _, err := s.sendLocked(r.id, r.data); err == nil {
+					wrote = true
+					s.t.st.UnmatchedResponses++
+					s.logLocked(now, r, "sent without its client's response reader matched")
+					continue
+				}
+			}
 			s.dropLocked(now, r, "the client's response reader is not matched")
 			continue
 		}
@@ -743,17 +771,22 @@ func (s *ServiceServer) flushLocked(now int64) int64 {
 	return next
 }
 
-// dropLocked counts a response given up and logs it (at most once a
-// second; t.mu held).
+// dropLocked counts a response given up and logs it (t.mu held).
 func (s *ServiceServer) dropLocked(now int64, r pendingReply, why string) {
-	t := s.t
-	t.st.DroppedResponses++
+	s.t.st.DroppedResponses++
+	s.logLocked(now, r, "dropped: "+why)
+}
+
+// logLocked logs what became of a waiting response, at most once a second
+// per server (t.mu held).
+func (s *ServiceServer) logLocked(now int64, r pendingReply, what string) {
 	if s.logged != 0 && now-s.logged < int64(time.Second) {
 		return
 	}
 	s.logged = now
-	t.cfg.Logf("rtps: service %s: response to request %d of client %x dropped after %v: %s (%d responses dropped by this participant)",
-		s.name, r.id.Seq, r.id.Writer[:8], time.Duration(now-r.at), why, t.st.DroppedResponses)
+	t := s.t
+	t.cfg.Logf("rtps: service %s: response to request %d of client %x after %v: %s (responses of this participant dropped %d, sent unmatched %d)",
+		s.name, r.id.Seq, r.id.Writer[:8], time.Duration(now-r.at), what, t.st.DroppedResponses, t.st.UnmatchedResponses)
 }
 
 // Services lists the services of the graph, local and discovered, from

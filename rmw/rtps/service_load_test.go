@@ -15,6 +15,7 @@ import (
 	"github.com/nros-go/nros/msg/std_srvs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps/udp"
+	"github.com/nros-go/nros/rmw/rtps/wire"
 )
 
 // A burst of requests larger than the service QoS depth (keep last 10),
@@ -174,6 +175,59 @@ func TestServiceResponseNeverMatched(t *testing.T) {
 		logMu.Unlock()
 		if !found {
 			t.Fatalf("no log of the dropped responses: %q", logs)
+		}
+		c.Close()
+	})
+}
+
+// A response whose client the server cannot tie to a matched reader (here
+// the reader of another client of the same participant is matched, the
+// client's own announcement is lost) goes out after svcReplyTimeout to the
+// readers that are matched, as Cyclone and Fast DDS send after their
+// wait: the participant routes it to the client's reader all the same.
+func TestServiceResponseSentAfterTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nw := udp.NewMemNetwork()
+		var hideID atomic.Value
+		hideID.Store("")
+		nw.Drop = func(src, dst netip.AddrPort, b []byte) bool {
+			id := hideID.Load().(string)
+			return id != "" && bytes.Contains(b, []byte("rr/setReply")) && bytes.Contains(b, []byte("clientid="+id+";"))
+		}
+		a := newMem(t, nw, nil)
+		defer a.Close()
+		b := newMem(t, nw, nil)
+		defer b.Close()
+		var took []time.Duration
+		var mu sync.Mutex
+		serverInline(t, b, "/set", &took, &mu)
+		c2, _ := newClient(t, a, "/set") // its reader is discovered
+		defer c2.Close()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		a.mu.Lock()
+		next := svcID(wire.GUID{Prefix: a.prefix, Entity: wire.NewEntityID(a.entitySeq+1, 0)})
+		a.mu.Unlock()
+		hideID.Store(next)
+		c, r := newClient(t, a, "/set")
+		if got := c.(*ServiceClient).idTag; got != next {
+			t.Fatalf("clientid %q, want %q", got, next)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		seqs := callN(t, c, 1)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		r.mu.Lock()
+		if len(r.got) != 0 {
+			t.Fatal("answered before the timeout")
+		}
+		r.mu.Unlock()
+		time.Sleep(svcReplyTimeout)
+		synctest.Wait()
+		checkResponses(t, r, seqs)
+		if st := b.Stats(); st.UnmatchedResponses != 1 || st.DroppedResponses != 0 {
+			t.Fatalf("unmatched %d dropped %d, want 1, 0", st.UnmatchedResponses, st.DroppedResponses)
 		}
 		c.Close()
 	})

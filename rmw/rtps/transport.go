@@ -49,6 +49,15 @@
 // for the transport's goroutines either; it still guarantees that no new
 // callback of what it closed starts after it returns.
 //
+// # Security
+//
+// With Config.Security set (SROS2 artifacts: SecurityFromEnv) the
+// participant runs the DDS Security builtin plugins of package
+// security/...: authentication of every remote participant before any
+// match, access control of local and remote endpoints, and the protection
+// governance asks for on the wire; secure.go has the details and
+// Stats.Security the counters.
+//
 // # Safety
 //
 // In the LOCALHOST range (the default) sockets bind 127.0.0.1 (0.0.0.0 only
@@ -126,11 +135,15 @@ type Stats struct {
 	// BadServiceSamples counts service requests and responses dropped
 	// because they did not decode in their mapping.
 	BadServiceSamples uint64
-	// DroppedResponses counts service responses a server dropped because
-	// the response reader of the client was not matched within 5 s (or
-	// because too many responses were waiting).
+	// DroppedResponses counts service responses a server dropped: no
+	// response reader at all was matched 5 s after SendResponse, or too
+	// many responses were waiting.
 	DroppedResponses uint64
-	Discovery        discovery.Stats
+	// UnmatchedResponses counts service responses sent after 5 s to the
+	// response readers that were matched, none of them known to be the
+	// client's (as Cyclone and Fast DDS send after their wait).
+	UnmatchedResponses uint64
+	Discovery          discovery.Stats
 	// Guard counts what hostile or silent peers made the user endpoints
 	// refuse or stop (guard.go).
 	Guard GuardStats
@@ -180,8 +193,11 @@ type Transport struct {
 	// endpoints announce clientid/serviceid), consumed by it.
 	nextUserData []byte
 	// nextService says the next endpoint created is a service's (its
-	// writer keeps what is not acknowledged), consumed by it.
+	// writer keeps a deeper history), consumed by it.
 	nextService bool
+	// scratch is where service samples are encoded for the wire (guarded
+	// by mu; service.go).
+	scratch []byte
 
 	draining bool // an event dispatch is running (guarded by mu)
 

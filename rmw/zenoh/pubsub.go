@@ -2,6 +2,7 @@ package zenoh
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -229,6 +230,12 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	sp, key, err := t.spec(node, ros.KindSubscription, topic, typeName, opts.TypeHash, qos)
 	if err != nil {
 		return nil, err
+	}
+	if opts.TypeHash == "" {
+		// No hash known (a dynamically typed subscription: bag record,
+		// topic echo): hear the type's publishers whatever hash their
+		// distro puts in the key. The token keeps TypeHashNotSupported.
+		key = key[:strings.LastIndexByte(key, '/')+1] + "*"
 	}
 	s := &Subscription{t: t, key: key, node: sp.node, deliver: deliver}
 	a := ros.AdvancedSubscriberFor(sp.profile)

@@ -478,3 +478,48 @@ func TestTransientLocalRecovery(t *testing.T) {
 		}
 	})
 }
+
+// A subscription that knows no type hash (a dynamically typed one: nros
+// bag record, topic echo, clock monitor) hears the type's publishers
+// whatever hash they carry (a Jazzy rmw_zenoh node's RIHS01 one, a hashless
+// one's TypeHashNotSupported), local and remote: its key has '*' for the
+// hash. Its token still says TypeHashNotSupported.
+func TestHashlessSubscriptionHearsAnyHash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		name := memName(t)
+		a := newT(t, memConfig(name, ""))
+		b := newT(t, memConfig("", name))
+		var got atomic.Int32
+		sub, err := b.NewSubscription(rmw.NodeInfo{Name: "rec"}, "/chatter", "std_msgs/msg/String", default10,
+			func(rmw.Sample) { got.Add(1) }, rmw.EndpointOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := sub.(*Subscription); s.key != "0/chatter/std_msgs::msg::dds_::String_/*" || !strings.Contains(s.Token(), "/TypeHashNotSupported/") {
+			t.Fatalf("key %s token %s", s.key, s.Token())
+		}
+		var pubs []rmw.Publisher
+		for _, p := range []struct {
+			tr   *Transport
+			hash string
+		}{{a, hashString}, {a, ""}, {b, hashString}} {
+			pub, err := p.tr.NewPublisher(rmw.NodeInfo{Name: "talker"}, "/chatter", "std_msgs/msg/String", default10, rmw.EndpointOptions{TypeHash: p.hash})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pubs = append(pubs, pub)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		for _, pub := range pubs {
+			if err := pub.Publish([]byte{0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if n := got.Load(); n != 3 {
+			t.Fatalf("the hashless subscription heard %d of 3 samples", n)
+		}
+	})
+}

@@ -676,6 +676,17 @@ func (d *Discovery) Authorize(now int64, prefix wire.GuidPrefix) {
 	}
 }
 
+// Drop forgets the participant with prefix as if it had left: its
+// endpoints are reported lost, then the participant (not expired). Its next
+// SPDP announcement discovers it again. The transport drops a secure
+// participant this way when its credentials expire.
+func (d *Discovery) Drop(now int64, prefix wire.GuidPrefix) {
+	d.now = now
+	if p := d.parts[prefix]; p != nil {
+		d.removeParticipant(p, false)
+	}
+}
+
 // Renew extends the lease of the participant with prefix, if known (call
 // it for any message attributed to it, as Fast DDS does). Heard does that
 // and more.

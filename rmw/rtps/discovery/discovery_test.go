@@ -640,3 +640,68 @@ func TestAnnounceNoInlineQos(t *testing.T) {
 		t.Fatalf("SEDP DATA shapes\n%q\nwant\n%q", shapes, want)
 	}
 }
+
+// With Config.Secure, SPDP carries the security parameters and bits, SEDP
+// runs on the secure entity ids, and endpoints are exchanged only once
+// both sides authorized each other.
+func TestSecureSEDPWaitsForAuthorization(t *testing.T) {
+	p := &pipe{byPort: map[uint32]*Discovery{}}
+	authorized := map[wire.GuidPrefix]bool{}
+	mk := func(prefix wire.GuidPrefix, port uint16, peer uint16, l Listener) *Discovery {
+		d, err := New(Config{
+			Prefix: prefix, Vendor: wire.VendorID{0x01, 0xff},
+			MetaUnicast: []wire.Locator{wire.LoopbackUDPv4(port)}, DefaultUnicast: []wire.Locator{wire.LoopbackUDPv4(port + 1)},
+			Targets: []wire.Locator{wire.LoopbackUDPv4(peer)}, Output: pipeOut{p}, Listener: l,
+			Secure: &Secure{Builtin: 1 << 22, Parameters: []wire.Parameter{{ID: 0x1001, Value: []byte{1, 2, 3, 4}}},
+				Authorized: func(g wire.GuidPrefix) bool { return authorized[g] }},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.byPort[uint32(port)] = d
+		return d
+	}
+	d1 := mk(ourPrefix, 100, 200, &recorder{})
+	ls := &liveSet{live: map[wire.GUID]bool{}}
+	d2 := mk(theirPrefix, 200, 100, ls)
+	e := wire.NewEndpointData(true)
+	e.EndpointGUID = wire.GUID{Prefix: ourPrefix, Entity: wire.NewEntityID(1, wire.EntityKindWriterNoKey)}
+	e.TopicName, e.TypeName = "rt/t", "x"
+	if err := d1.Announce(0, &e); err != nil {
+		t.Fatal(err)
+	}
+	run := func(from, to int64) {
+		for now := from; now < to; now += 10e6 {
+			for _, d := range p.byPort {
+				d.Tick(now)
+			}
+			p.pump(now)
+		}
+	}
+	run(0, 2e9)
+	remote := d2.Participant(ourPrefix)
+	if remote == nil {
+		t.Fatal("SPDP not seen")
+	}
+	if v, ok := wire.FindSecurity(remote.Data.Security, 0x1001); !ok || !slices.Equal(v, []byte{1, 2, 3, 4}) {
+		t.Fatalf("security parameters %+v", remote.Data.Security)
+	}
+	want := wire.BuiltinParticipantAnnouncer | wire.BuiltinParticipantDetector | BuiltinPublicationsSecureAnnouncer |
+		BuiltinPublicationsSecureDetector | BuiltinSubscriptionsSecureAnnouncer | BuiltinSubscriptionsSecureDetector | 1<<22
+	if remote.Data.BuiltinEndpoints != want {
+		t.Fatalf("builtin endpoints %#x, want %#x", remote.Data.BuiltinEndpoints, want)
+	}
+	if len(ls.live) != 0 {
+		t.Fatal("endpoints exchanged before authorization")
+	}
+	authorized[ourPrefix], authorized[theirPrefix] = true, true
+	d1.Authorize(2e9, theirPrefix)
+	d2.Authorize(2e9, ourPrefix)
+	run(2e9, 4e9)
+	if !ls.live[e.EndpointGUID] {
+		t.Fatal("endpoint not discovered after authorization")
+	}
+	if d1.pubW.GUID().Entity != EntityIDSEDPPublicationsSecureWriter || d2.subR.GUID().Entity != EntityIDSEDPSubscriptionsSecureReader {
+		t.Fatal("SEDP not on the secure endpoints")
+	}
+}

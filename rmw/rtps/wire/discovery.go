@@ -86,17 +86,25 @@ type Parameter struct {
 // IsSecurityPID reports whether pid is one of the DDS Security parameter
 // ids (0x1000..0x1fff).
 func IsSecurityPID(pid ParameterID) bool {
-	return pid&0x3fff >= 0x1000 && pid&0x3fff < 0x2000 && !pid.IsVendorSpecific()
+	return pid >= 0x1000 && pid < 0x2000
 }
 
 // FindSecurity returns the value of the security parameter pid, if present.
 func FindSecurity(ps []Parameter, pid ParameterID) ([]byte, bool) {
 	for _, p := range ps {
-		if p.ID&0x3fff == pid&0x3fff {
+		if p.ID == pid {
 			return p.Value, true
 		}
 	}
 	return nil, false
+}
+
+// padded copies a parameter value, padded with zeros to a multiple of 4
+// (as Encode writes it).
+func padded(v []byte) []byte {
+	out := make([]byte, (len(v)+3)&^3)
+	copy(out, v)
+	return out
 }
 
 // Property is one name/value pair of PID_PROPERTY_LIST.
@@ -496,7 +504,7 @@ func (p *ParticipantData) Decode(payload []byte) error {
 			}
 		default:
 			if IsSecurityPID(pid) {
-				p.Security = append(p.Security, Parameter{ID: pid, Value: bytes.Clone(v)})
+				p.Security = append(p.Security, Parameter{ID: pid, Value: padded(v)})
 				p.SecurityBigEndian = pl.Order() == binary.BigEndian
 				continue
 			}
@@ -708,7 +716,7 @@ func (e *EndpointData) Decode(payload []byte, writer bool) error {
 			e.ExpectsInlineQos = v[0] != 0
 		default:
 			if IsSecurityPID(pid) {
-				e.Security = append(e.Security, Parameter{ID: pid, Value: bytes.Clone(v)})
+				e.Security = append(e.Security, Parameter{ID: pid, Value: padded(v)})
 				e.SecurityBigEndian = pl.Order() == binary.BigEndian
 				continue
 			}

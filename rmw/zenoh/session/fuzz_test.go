@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,68 @@ func FuzzRx(f *testing.F) {
 					}
 				})
 			}
+		}
+	})
+}
+
+// FuzzHandshake feeds a link's first batches (what an unknown peer sends
+// before anything is open) to both sides of the INIT/OPEN exchange; seeds
+// are a real exchange's messages. It must never panic; an error is a
+// *CloseError; a handshake that completes agrees on a usable link (a
+// batch size, sequence-number widths a receiver and sender can use).
+func FuzzHandshake(f *testing.F) {
+	a, b := lc(wire.Peer), lc(wire.Client)
+	ini, syn, err := NewInitiator(a)
+	if err != nil {
+		f.Fatal(err)
+	}
+	acc := NewAcceptor(b)
+	ack, _, err := acc.Handle(syn)
+	if err != nil {
+		f.Fatal(err)
+	}
+	open, _, err := ini.Handle(ack)
+	if err != nil {
+		f.Fatal(err)
+	}
+	openAck, _, err := acc.Handle(open)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(syn, open)
+	f.Add(ack, openAck)
+	f.Add(syn, []byte{})
+	f.Fuzz(func(t *testing.T, b1, b2 []byte) {
+		check := func(h *Handshake, b []byte) bool {
+			finished := h.state == hsDone || h.state == hsFailed
+			_, done, err := h.Handle(b)
+			if err != nil {
+				var ce *CloseError
+				if !errors.As(err, &ce) && !finished {
+					t.Fatalf("error %v is not a *CloseError", err)
+				}
+				return false
+			}
+			if done {
+				p := h.Params()
+				if p.BatchSize == 0 {
+					t.Fatalf("completed with params %+v", p)
+				}
+				NewRx(p, 4096).Batch(b1, func(wire.NetworkMessage, bool) {})
+				_ = NewTx(p).Push(&wire.Push{WireExpr: wire.WireExpr{Suffix: "a"}, Body: &wire.Put{}}, true)
+			}
+			return true
+		}
+		acc := NewAcceptor(b)
+		if check(acc, b1) {
+			check(acc, b2)
+		}
+		ini, _, err := NewInitiator(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check(ini, b1) {
+			check(ini, b2)
 		}
 	})
 }

@@ -298,6 +298,12 @@ type Stats struct {
 	UnknownReply  atomic.Uint64 // responses to unknown requests
 	Unhandled     atomic.Uint64 // OAM and other messages not handled
 	FacesRejected atomic.Uint64 // links refused (duplicate zid, closing)
+	// Malformed counts batches, frames or messages from open links that
+	// did not decode (the rest of such a batch is dropped, the link stays
+	// up), OutOfOrder the frames and fragments whose sequence number was
+	// not after the last one (dropped), over every face.
+	Malformed  atomic.Uint64
+	OutOfOrder atomic.Uint64
 }
 
 // Session is a zenoh session in peer or client mode: it owns the faces,

@@ -197,6 +197,7 @@ func (t *transport) lease() {
 func (t *transport) reader() {
 	defer t.s.wg.Done()
 	buf := make([]byte, link.MaxBatch)
+	var malformed, outOfOrder uint64 // t.rx's counts already added to the session's
 	for {
 		n, err := t.l.ReadBatch(buf)
 		if err != nil {
@@ -208,6 +209,14 @@ func (t *transport) reader() {
 		err = t.rx.Batch(buf[:n], func(m wire.NetworkMessage, reliable bool) {
 			t.s.dispatch(t.f, m, reliable)
 		})
+		if d := t.rx.Stats.Malformed - malformed; d != 0 {
+			t.s.Stats.Malformed.Add(d)
+			malformed += d
+		}
+		if d := t.rx.Stats.OutOfOrder - outOfOrder; d != 0 {
+			t.s.Stats.OutOfOrder.Add(d)
+			outOfOrder += d
+		}
 		if err != nil {
 			t.shutdown(err, false)
 			break
