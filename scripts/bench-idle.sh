@@ -39,12 +39,13 @@ cyc=$root/interop/build/chattersub_cyclone
 cat >"$L/phase.sh" <<'SH'
 set -u
 vendor=$1 n=$2 warm=$3 win=$4 dir=$5 cyc=$6
+rm -f "$dir"/err.*
 pids=
 for i in $(seq 1 "$n"); do
   if [ "$vendor" = go ]; then
-    "$dir/listener" --ros-args -r __node:=idle$i >/dev/null 2>&1 &
+    "$dir/listener" --ros-args -r __node:=idle$i >/dev/null 2>"$dir/err.$i" &
   else
-    "$cyc" --quiet --timeout $((warm + win + 30)) --node idle$i >/dev/null 2>&1 &
+    "$cyc" --quiet --timeout 3600 --node idle$i >/dev/null 2>"$dir/err.$i" &
   fi
   pids="$pids $!"
 done
@@ -68,6 +69,7 @@ for p in $pids; do
     pss=$((pss + $(awk '/^Pss:/ { print $2 }' /proc/$p/smaps_rollup)))
   fi
 done
+[ "$alive" = "$n" ] || { echo "bench-idle: $vendor N=$n: $alive alive; their errors:" >&2; cat "$dir"/err.* | sort | uniq -c | head -5 >&2; }
 for p in $pids; do kill -INT "$p" 2>/dev/null; done
 sleep 1
 for p in $pids; do kill -KILL "$p" 2>/dev/null; done
@@ -82,7 +84,8 @@ printf '%-4s %-4s %-8s %10s %10s %9s %9s %6s\n' rep N vendor "cpu%/proc" "pkt/s/
 for r in $(seq 1 "$R"); do
   for n in $NS; do
     for v in go cyclone; do
-      out=$("$root/interop/netns" bash "$L/phase.sh" "$v" "$n" "$WARM" "$W" "$L" "$cyc" 2>/dev/null)
+      out=$("$root/interop/netns" bash "$L/phase.sh" "$v" "$n" "$WARM" "$W" "$L" "$cyc" 2>"$L/phase.err")
+      grep '^bench-idle' -A5 "$L/phase.err" >&2 || true
       echo "$r $n $v $out" >>"$L/all"
       # shellcheck disable=SC2086
       printf '%-4s %-4s %-8s %10s %10s %9s %9s %6s\n' "$r" "$n" "$v" $out
