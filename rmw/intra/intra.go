@@ -43,8 +43,8 @@
 // dropped.
 //
 // A Close called from inside a callback, on the goroutine running it, cannot
-// wait for that callback. Go has no goroutine identity, so Close counts the
-// deliver calls of intra subscriptions on the calling goroutine's stack, k:
+// wait for that callback. Close counts the deliver calls of intra
+// subscriptions that the calling goroutine is inside (internal/goid), k:
 // it returns once at most k deliver calls of the closed subscription are in
 // progress (exactly the waiting it can do when those k calls are deliveries
 // to that subscription, as when a deliver closes its own subscription). A
@@ -73,13 +73,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nros-go/nros/internal/goid"
 	"github.com/nros-go/nros/rmw"
 )
 
@@ -301,6 +300,8 @@ func (t *Transport) runEvent(e *pendingEvent) {
 	}
 	t.evRunning.Store(e.gate)
 	if !e.gate.Load() {
+		tok := eventing.Enter()
+		defer eventing.Leave(tok)
 		e.fn(e.ev)
 	}
 	t.evRunning.Store(nil)
@@ -320,7 +321,7 @@ func (t *Transport) waitEvents(gate *atomic.Bool) {
 		r := t.evRunning.Load()
 		return r != nil && (gate == nil || r == gate)
 	}
-	if !busy() || framesOnStack(runEventName) > 0 {
+	if !busy() || eventing.Has() {
 		return
 	}
 	t.evWaiters.Add(1)
@@ -800,6 +801,8 @@ func (s *Subscription) invoke(smp rmw.Sample) bool {
 	if s.closed.Load() {
 		return false
 	}
+	tok := delivering.Enter()
+	defer delivering.Leave(tok)
 	s.deliver(smp)
 	return true
 }
@@ -820,7 +823,7 @@ func (s *Subscription) waitDeliveries() {
 	if s.inflight.Load() == 0 {
 		return
 	}
-	own := int32(framesOnStack(invokeName))
+	own := int32(delivering.Count())
 	s.idleMu.Lock()
 	for s.inflight.Load() > own {
 		s.idle.Wait()
@@ -828,38 +831,14 @@ func (s *Subscription) waitDeliveries() {
 	s.idleMu.Unlock()
 }
 
-// Names of the functions that call deliver and OnEvent functions: a frame
-// of one of them on a goroutine's stack means the goroutine is inside a
-// callback.
-var (
-	invokeName   = runtime.FuncForPC(reflect.ValueOf((*Subscription).invoke).Pointer()).Name()
-	runEventName = runtime.FuncForPC(reflect.ValueOf((*Transport).runEvent).Pointer()).Name()
-)
-
-// framesOnStack counts the frames of function name on the calling
-// goroutine's stack, inlined frames included. Go has no goroutine
-// identity; this is how Close tells a call from inside a callback. It is
-// only asked when Close would otherwise wait.
-func framesOnStack(name string) int {
-	var pcs [64]uintptr
-	n := 0
-	for skip := 2; ; skip += len(pcs) {
-		k := runtime.Callers(skip, pcs[:])
-		frames := runtime.CallersFrames(pcs[:k])
-		for {
-			f, more := frames.Next()
-			if f.Function == name {
-				n++
-			}
-			if !more {
-				break
-			}
-		}
-		if k < len(pcs) {
-			return n
-		}
-	}
-}
+// Goroutines inside a callback of any intra transport: a deliver function
+// (delivering), an OnEvent function (eventing), a service or client
+// handler (gating, service.go). A Close from inside one does not wait for
+// the calls it is itself in. The count is of the caller's calls of any
+// endpoint, not only of the one closing (as when this was read from the
+// stack): a Close inside another endpoint's callback does not wait for a
+// call that may be waiting for that callback.
+var delivering, eventing, gating goid.Set
 
 var _ rmw.Subscription = (*Subscription)(nil)
 
