@@ -111,7 +111,7 @@ type Service[Req, Resp any] struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	closing  atomic.Bool
-	decoding bool // Execute is decoding (panic reports say "decode")
+	decoding bool // execute is decoding (panic reports say "decode")
 
 	mu        sync.Mutex
 	queue     []pendingRequest[Req]
@@ -123,7 +123,7 @@ type Service[Req, Resp any] struct {
 }
 
 type pendingRequest[Req any] struct {
-	data *[]byte // the request, decoded by Execute (bufpool.go)
+	data *[]byte // the request, decoded by execute (bufpool.go)
 	id   rmw.RequestID
 }
 
@@ -239,8 +239,21 @@ func (s *Service[Req, Resp]) Lost() uint64 { return s.lost.Load() }
 // Answered counts the responses sent.
 func (s *Service[Req, Resp]) Answered() uint64 { return s.answered.Load() }
 
-// Identity names the service in panic reports.
-func (s *Service[Req, Resp]) Identity() (string, uint64, string) {
+// svcRunner is a Service as the executor sees it (an exec.Entity). Its
+// methods are not the Service's, so a user cannot run handlers outside the
+// executor.
+type svcRunner[Req, Resp any] Service[Req, Resp]
+
+// Execute runs one request (exec.Entity).
+func (r *svcRunner[Req, Resp]) Execute() bool { return (*Service[Req, Resp])(r).execute() }
+
+// Identity names the service in panic reports (exec.Entity).
+func (r *svcRunner[Req, Resp]) Identity() (string, uint64, string) {
+	return (*Service[Req, Resp])(r).identity()
+}
+
+// identity names the service in panic reports.
+func (s *Service[Req, Resp]) identity() (string, uint64, string) {
 	if s.decoding {
 		return "decode", s.id, s.name
 	}
@@ -292,7 +305,7 @@ func (s *Service[Req, Resp]) deliver(r rmw.Request) {
 	}
 	s.mu.Unlock()
 	if sched {
-		e.schedule(s)
+		e.schedule((*svcRunner[Req, Resp])(s))
 	}
 }
 
@@ -311,8 +324,8 @@ func (s *Service[Req, Resp]) decodeRequest(b []byte) (v *Req, err error) {
 	return s.decode(b)
 }
 
-// Execute runs on the executor goroutine: one request per pass.
-func (s *Service[Req, Resp]) Execute() bool {
+// execute runs on the executor goroutine: one request per pass.
+func (s *Service[Req, Resp]) execute() bool {
 	s.mu.Lock()
 	if len(s.queue) == 0 || s.closed {
 		s.scheduled = false
@@ -346,7 +359,7 @@ func (s *Service[Req, Resp]) attach(e *Executor) {
 	}
 	s.mu.Unlock()
 	if sched {
-		e.schedule(s)
+		e.schedule((*svcRunner[Req, Resp])(s))
 	}
 }
 
