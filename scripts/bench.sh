@@ -49,7 +49,8 @@
 # Environment: NROS_INTEROP_PEERS=DIR uses prebuilt peers (default
 # interop/build, built by interop/build.sh when missing); LAT64, LAT64K,
 # TPSEC, ZTPSEC, FASTDDS=0 (skip the Fast DDS pairs), ZENOH=0 (skip the
-# Zenoh cases), ONLY=zenoh (only them) change the cases.
+# Zenoh cases), ONLY=zenoh (only them) change the cases; SUMMARY_ONLY=1
+# prints the tables again from the logs in LOGDIR without measuring.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,13 +69,16 @@ CLOCKN=490 # callbacks/receipts to pair; the script publishes 500 samples
 
 say() { echo "bench.sh: $*" >&2; }
 
-if [ ! -x "$B/pingpong_cyclone" ] || [ ! -x "$B/clockpub_cyclone" ] || [ ! -x "$B/zpingpong" ]; then
+SUMMARY_ONLY=${SUMMARY_ONLY:-}
+if [ -n "$SUMMARY_ONLY" ]; then
+  : # SUMMARY_ONLY=1: print the tables of the logs already in LOGDIR
+elif [ ! -x "$B/pingpong_cyclone" ] || [ ! -x "$B/clockpub_cyclone" ] || [ ! -x "$B/zpingpong" ]; then
   say "building the interop peers into $B"
   sh "$root/interop/build.sh" "$B" >&2
 fi
 mkdir -p "$L/bin"
-rm -f "$L"/*.log "$L"/*.sub "$L"/*.pub "$L"/*.sum
-(cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat &&
+[ -n "$SUMMARY_ONLY" ] || rm -f "$L"/*.log "$L"/*.sub "$L"/*.pub "$L"/*.sum
+[ -n "$SUMMARY_ONLY" ] || (cd "$root" && go build -o "$L/bin/nros" ./cmd/nros && go build -o "$L/bin/clocklat" ./bench/clocklat &&
   go build -o "$L/bin/echopong" ./bench/echopong && go build -o "$L/bin/directping" ./bench/directping)
 # zgo-listen / zgo-connect CMD...: a Go program on Zenoh (rmw_zenoh's
 # variables), listening on or connecting to the one loopback endpoint
@@ -121,7 +125,9 @@ zenoh_cases() {
 
 t0=$(date +%s)
 script='start=1;play 1x 5s'
+[ -z "$SUMMARY_ONLY" ] || R=$(ls "$L"/zlat_go_go_64_*.log "$L"/lat_go_go_64_*.log 2>/dev/null | sed 's/.*_//; s/\.log$//' | sort -n | tail -1)
 for r in $(seq 1 "$R"); do
+  [ -z "$SUMMARY_ONLY" ] || break
   say "run $r of $R"
   if [ "$ZENOH" != 0 ]; then zenoh_cases "$r"; fi
   [ "$ONLY" != zenoh ] || continue
@@ -138,7 +144,7 @@ for r in $(seq 1 "$R"); do
   run "clock_gorx_$r" "$L/bin/clocklat --count $CLOCKN --timeout 10 --rx $L/clock_gorx_${r}.sub >/dev/null & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_gorx_${r}.pub; wait"
   run "clock_cyclone_$r" "$B/clocksub_cyclone --count $CLOCKN --timeout 10 >$L/clock_cyclone_${r}.sub & $B/clockpub_cyclone --script '$script' --wait-subs 1 --wait-timeout 20 >$L/clock_cyclone_${r}.pub; wait"
 done
-say "measured in $(($(date +%s) - t0)) s; logs in $L"
+[ -n "$SUMMARY_ONLY" ] || say "measured in $(($(date +%s) - t0)) s; logs in $L"
 
 # ---- summary -------------------------------------------------------------
 
@@ -165,10 +171,11 @@ ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f\n", a / b }'
 }
 
-# clockpair PUB SUB: latencies (µs) of the samples both files name, by sim
-# time; prints p50 and p99 (nearest rank) of one run
+# clockpair PUB SUB [FROM]: latencies (µs) of the samples both files name,
+# by sim time (from sim second FROM on, 0 by default); prints p50 and p99
+# (nearest rank) of one run
 clockpair() {
-  awk 'NR == FNR { w[$2 " " $3] = $1; next } ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$1" "$2" |
+  awk -v from="${3:-0}" 'NR == FNR { w[$2 " " $3] = $1; next } $2 >= from && ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$1" "$2" |
     sort -g | awk '{ v[NR] = $1 } END {
       if (NR == 0) exit
       i50 = int((NR * 50 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
@@ -189,6 +196,8 @@ if [ "$ZENOH" != 0 ]; then
   echo
   echo "## Zenoh (rmw_zenoh's wire, peer to peer over loopback TCP, no router), median of $R runs [min..max]; ratio = Go / zenoh-pico"
   echo
+  echo "(/clock: samples from sim time 2 s on, the first second is warm-up: between two picos the first ~20 samples arrive in one burst ~0.2 s late)"
+  echo
   echo "| case | p50 µs | p99 µs | lost | p50 ratio | p99 ratio |"
   echo "|---|---|---|---|---|---|"
   g50=$(field p50 "$L"/zlat_go_go_64_*.log | med)
@@ -203,8 +212,8 @@ if [ "$ZENOH" != 0 ]; then
     : >"$L/zclock_$v.sum"
     [ $v = go ] && : >"$L/zclock_gorx.sum"
     for r in $(seq 1 "$R"); do
-      clockpair "$L/zclock_${v}_$r.pub" "$L/zclock_${v}_$r.sub" >>"$L/zclock_$v.sum" || true
-      [ $v = go ] && { clockpair "$L/zclock_gorx_$r.pub" "$L/zclock_gorx_$r.sub" >>"$L/zclock_gorx.sum" || true; }
+      clockpair "$L/zclock_${v}_$r.pub" "$L/zclock_${v}_$r.sub" 2 >>"$L/zclock_$v.sum" || true
+      [ $v = go ] && { clockpair "$L/zclock_gorx_$r.pub" "$L/zclock_gorx_$r.sub" 2 >>"$L/zclock_gorx.sum" || true; }
     done
   done
   c50=$(cut -d' ' -f1 "$L/zclock_zpico.sum" | med)

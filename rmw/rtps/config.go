@@ -106,6 +106,12 @@ type Config struct {
 	// artifacts (SecurityFromEnv resolves them as rcl does): DDS Security's
 	// authentication, access control and cryptography (secure.go).
 	Security *keystore.Artifacts
+	// SecurityKeyRevision, when not zero, makes every protected local
+	// endpoint send new key material to its matched remote endpoints after
+	// that many protected messages under one key (Transport.ReviseKeys does
+	// it on request). Cyclone DDS and Fast DDS do not revise keys; zero
+	// (never) is the default.
+	SecurityKeyRevision uint64
 	// Logf, if set, receives diagnostics (lost sockets, send errors).
 	Logf func(format string, args ...any)
 	// Warnf receives problems the user should see: static peers

@@ -161,13 +161,11 @@ func (t *Transport) newPublisherLocked(node rmw.NodeInfo, rosTopic, ddsTopic, dd
 			t.pairLocal(p, s)
 		}
 	}
+	t.secSyncTokensLocked(now)
 	for _, e := range t.remR {
 		if e.Data.TopicName == ddsTopic {
 			t.pairRemoteReader(now, p, e)
 		}
-	}
-	if t.sec != nil {
-		t.sec.syncTokensLocked(now)
 	}
 	if err := t.disc.Announce(now, &p.ed); err != nil {
 		t.cfg.Logf("rtps: announce %s: %v", ddsTopic, err)
@@ -253,13 +251,11 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 			}
 		}
 	}
+	t.secSyncTokensLocked(now)
 	for _, e := range t.remW {
 		if e.Data.TopicName == dt {
 			t.pairRemoteWriter(now, s, e)
 		}
-	}
-	if t.sec != nil {
-		t.sec.syncTokensLocked(now)
 	}
 	if err := t.disc.Announce(now, &s.ed); err != nil {
 		t.cfg.Logf("rtps: announce %s: %v", dt, err)
@@ -426,12 +422,12 @@ func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 		if !t.sec.admitRemote(e) {
 			return
 		}
-		defer t.sec.syncTokensLocked(now)
 	}
 	t.notifyGraphLocked()
 	g := e.GUID()
 	if e.Writer {
 		t.remW[g] = e
+		t.secSyncTokensLocked(now)
 		for _, s := range t.subs {
 			if s.ed.TopicName == e.Data.TopicName {
 				t.pairRemoteWriter(now, s, e)
@@ -442,6 +438,7 @@ func (l *listener) EndpointDiscovered(e *discovery.Endpoint) {
 		return
 	}
 	t.remR[g] = e
+	t.secSyncTokensLocked(now)
 	for _, p := range t.pubs {
 		if p.ed.TopicName == e.Data.TopicName {
 			t.pairRemoteReader(now, p, e)
@@ -456,6 +453,7 @@ func (l *listener) EndpointLost(e *discovery.Endpoint) {
 	t := (*Transport)(l)
 	t.notifyGraphLocked()
 	g := e.GUID()
+	t.secForgetRemoteLocked(g)
 	if e.Writer {
 		delete(t.remW, g)
 		delete(t.stashedHB, g)

@@ -27,6 +27,7 @@ package rtps
 //     counted (SecurityStats).
 
 import (
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -68,6 +69,13 @@ type SecurityStats struct {
 	// RemoteDenied counts remote endpoints refused by their permissions
 	// or by incompatible security info.
 	RemoteDenied uint64
+	// KeyRevisions counts the local endpoints that moved to new key
+	// material (Config.SecurityKeyRevision, Transport.ReviseKeys).
+	KeyRevisions uint64
+	// Expired counts authenticated participants dropped because their
+	// identity certificate or permissions grant ended while connected
+	// (their endpoints are unmatched; a new handshake would refuse them).
+	Expired uint64
 }
 
 // Builtin endpoint entity ids and bits of DDS Security 1.1 used here.
@@ -104,6 +112,15 @@ const (
 const (
 	handshakeTick   = int64(50 * time.Millisecond)
 	handshakeResend = 200 * time.Millisecond
+	// expiryCheck bounds the wait for a credential's end: the wall clock
+	// may be set while we wait on the monotonic one.
+	expiryCheck = int64(time.Second)
+	// revisionWait bounds how long a local endpoint keeps sending under
+	// its old key while its remote endpoints take (acknowledge) the new
+	// one; keyGrace is how long a receiver still takes a remote sender's
+	// previous key after new material for it arrived.
+	revisionWait = int64(2 * time.Second)
+	keyGrace     = int64(10 * time.Second)
 )
 
 // secLocal is the protection of one local endpoint.
@@ -113,42 +130,111 @@ type secLocal struct {
 	sender  *crypto.Sender // nil: neither submessage nor payload protected
 	submsg  bool
 	payload bool
+	// origin: submessages carry a receiver-specific MAC per remote
+	// endpoint that was given its own key (receivers, rlist the same).
+	origin    bool
+	receivers map[wire.GUID]*crypto.ReceiverKey
+	rlist     []*crypto.ReceiverKey
+	// uses counts the messages protected under km; rev is a key revision
+	// under way (new material sent, not yet used); wantRev asks the next
+	// tick to start one.
+	uses    uint64
+	rev     *secRevision
+	wantRev bool
+	// payloadKM protects payloads: km's first material, kept through key
+	// revisions (a payload is encoded once and may be sent again from
+	// the history long after, also to late joiners).
+	payloadKM     crypto.KeyMaterial
+	payloadSender *crypto.Sender
+}
+
+// tokenKMs is the material a remote endpoint gets with submessage key km:
+// km, then the payload key when that differs (after a key revision).
+func (l *secLocal) tokenKMs(km crypto.KeyMaterial) []crypto.KeyMaterial {
+	if l.payload && l.payloadKM.SenderKeyID != km.SenderKeyID {
+		return []crypto.KeyMaterial{km, l.payloadKM}
+	}
+	return []crypto.KeyMaterial{km}
+}
+
+// secRevision is new key material of a local endpoint on its way to the
+// remote endpoints: it is used once they all acknowledged it (or after
+// revisionWait).
+type secRevision struct {
+	km        crypto.KeyMaterial
+	sender    *crypto.Sender
+	receivers map[wire.GUID]*crypto.ReceiverKey
+	wait      map[*secRemote]wire.SequenceNumber // the last volatile sample to each remote
+	deadline  int64
+}
+
+// setReceiver gives remote endpoint g's receiver key k (nil: none).
+func (l *secLocal) setReceiver(g wire.GUID, k *crypto.ReceiverKey) {
+	if k == nil {
+		if _, ok := l.receivers[g]; !ok {
+			return
+		}
+		delete(l.receivers, g)
+	} else {
+		if l.receivers == nil {
+			l.receivers = map[wire.GUID]*crypto.ReceiverKey{}
+		}
+		l.receivers[g] = k
+	}
+	l.rlist = l.rlist[:0:0]
+	for _, k := range l.receivers {
+		l.rlist = append(l.rlist, k)
+	}
 }
 
 // secRemote is a remote secure participant.
 type secRemote struct {
-	prefix          wire.GuidPrefix
-	hs              *auth.Handshake
-	related         auth.MessageIdentity // of the last message answered
-	authenticated   bool
-	failed          bool
-	perm            *access.Remote
-	kxSender        *crypto.Sender
-	openers         map[crypto.KeyID]*crypto.Opener
+	prefix        wire.GuidPrefix
+	hs            *auth.Handshake
+	related       auth.MessageIdentity // of the last message answered
+	authenticated bool
+	failed        bool
+	perm          *access.Remote
+	kxSender      *crypto.Sender
+	openers       map[crypto.KeyID]*crypto.Opener
+	partRx        *crypto.ReceiverKey // its receiver key of our RTPS protection (origin authentication)
+	// current is the key id each of its senders (endpoint GUID; its
+	// participant: the zero entity) protects with; retiring the earlier
+	// ones, still taken until the wall of their deadline.
+	current         map[wire.GUID]crypto.KeyID
+	retiring        map[crypto.KeyID]int64
 	volW            *endpoint.Writer
 	volR            *endpoint.Reader
 	sent            map[[2]wire.GUID]wire.SequenceNumber // volatile SN of the tokens sent (local, remote endpoint)
 	lastOut         *token.DataHolder                    // the last handshake token sent
 	resentOnRequest bool
 	authAt          int64
+	// expiry is the wall time (ns) its certificate or grant ends at, the
+	// earlier of the two (0: not authenticated); expiryWhy says which.
+	expiry    int64
+	expiryWhy string
 }
 
 // secState is the security of a Transport.
 type secState struct {
-	t       *Transport
-	id      *auth.Identity
-	ac      *access.Local
-	pdata   []byte
-	part    *crypto.Sender // RTPS protection; nil when governance says NONE
-	partKM  crypto.KeyMaterial
-	local   map[wire.EntityID]*secLocal
-	remotes map[wire.GuidPrefix]*secRemote
-	ignored map[wire.GuidPrefix]bool // unauthenticated participants seen
-	sn      int64                    // stateless message sequence numbers
-	st      SecurityStats
-	ctr     crypto.Counters
-	next    int64
-	scratch []byte
+	t      *Transport
+	id     *auth.Identity
+	ac     *access.Local
+	pdata  []byte
+	part   *crypto.Sender // RTPS protection; nil when governance says NONE
+	partKM crypto.KeyMaterial
+	// partOrigin: RTPS protection with origin authentication; partRx the
+	// receiver keys of the authenticated remote participants.
+	partOrigin bool
+	partRx     []*crypto.ReceiverKey
+	local      map[wire.EntityID]*secLocal
+	remotes    map[wire.GuidPrefix]*secRemote
+	ignored    map[wire.GuidPrefix]bool // unauthenticated participants seen
+	sn         int64                    // stateless message sequence numbers
+	st         SecurityStats
+	ctr        crypto.Counters
+	next       int64
+	scratch    []byte
 	// statelessR reassembles DCPSParticipantStatelessMessage samples.
 	statelessR *endpoint.Reader
 	now        int64 // of the submessage being handled
@@ -193,6 +279,7 @@ func newSecState(t *Transport, a *keystore.Artifacts, now time.Time) (*secState,
 		if err != nil {
 			return nil, err
 		}
+		s.partOrigin = k.OriginAuthentication()
 	}
 	t.prefix = wire.GuidPrefix(id.GUIDPrefix)
 	s.statelessR, err = endpoint.NewReader(endpoint.ReaderConfig{GUID: wire.GUID{Prefix: t.prefix, Entity: entStatelessR},
@@ -248,6 +335,7 @@ func (s *secState) addLocal(e wire.EntityID, info access.EndpointSecurityInfo) e
 	l := &secLocal{info: info,
 		submsg:  info.Has(access.EndpointIsSubmessageProtected),
 		payload: info.Has(access.EndpointIsPayloadProtected)}
+	l.origin = l.submsg && info.PluginHas(access.PluginEndpointIsSubmessageOriginAuthenticated)
 	if l.submsg || l.payload {
 		kind := crypto.KindAES256GMAC
 		if (l.submsg && info.PluginHas(access.PluginEndpointIsSubmessageEncrypted)) ||
@@ -262,6 +350,7 @@ func (s *secState) addLocal(e wire.EntityID, info access.EndpointSecurityInfo) e
 		if l.sender, err = crypto.NewSender(km, crypto.SenderOptions{}); err != nil {
 			return err
 		}
+		l.payloadKM, l.payloadSender = km, l.sender
 	}
 	s.local[e] = l
 	return nil
@@ -474,6 +563,7 @@ func (s *secState) handleSubmessage(now int64, rs *wire.ReceiverState, sm *wire.
 				r.volW.HandleSubmessage(now, rs, sm)
 				s.t.touchLocked(r.volW.NextDeadline())
 				s.checkPending(now)
+				s.finishRevisions(now)
 			}
 			return true
 		}
@@ -565,6 +655,7 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 		return
 	}
 	r.perm = perm
+	r.expiry, r.expiryWhy = credentialsEnd(res.RemoteCert, perm.Grant)
 	kx := crypto.KxKeyMaterial(res.SharedSecret.Challenge1[:], res.SharedSecret.Challenge2[:], res.SharedSecret.Secret)
 	if r.kxSender, err = crypto.NewSender(kx, crypto.SenderOptions{}); err != nil {
 		s.failed(r, err)
@@ -606,16 +697,60 @@ func (s *secState) authenticated(now int64, r *secRemote) {
 	s.st.Authenticated++
 	s.t.cfg.Logf("rtps: security: participant %v authenticated (%q)", r.prefix, res.RemoteCert.Subject)
 	if s.part != nil {
-		s.sendTokens(now, r, gmParticipantTokens, wire.GUID{}, wire.GUID{}, s.partKM)
+		km := s.partKM
+		if s.partOrigin {
+			if km, r.partRx, err = receiverKey(s.partKM); err != nil {
+				s.failed(r, err)
+				return
+			}
+			s.syncPartReceivers()
+		}
+		s.sendTokens(now, r, gmParticipantTokens, wire.GUID{}, wire.GUID{}, km)
 	}
 	s.syncTokensLocked(now)
 	s.t.disc.Authorize(now, r.prefix)
 	s.t.touchLocked(r.volW.NextDeadline())
 }
 
+// credentialsEnd is when a remote participant's credentials end (wall ns):
+// its certificate after NotAfter, its grant at its not_after, whichever is
+// first, and why (subject and date only).
+func credentialsEnd(cert *x509.Certificate, g *access.Grant) (int64, string) {
+	end := cert.NotAfter.Add(time.Nanosecond)
+	why := fmt.Sprintf("certificate %q expired at %s", cert.Subject.String(), cert.NotAfter.UTC().Format(time.RFC3339))
+	if g != nil && !g.NotAfter.IsZero() && g.NotAfter.Before(end) {
+		end = g.NotAfter
+		why = fmt.Sprintf("permissions grant %q expired at %s", g.Name, g.NotAfter.UTC().Format(time.RFC3339))
+	}
+	return end.UnixNano(), why
+}
+
+// checkExpiry drops the authenticated participants whose credentials have
+// ended by wall time wall and returns when to look again.
+func (s *secState) checkExpiry(now, wall int64) int64 {
+	next := endpoint.Never
+	for _, r := range s.remotes {
+		if !r.authenticated || r.expiry == 0 {
+			continue
+		}
+		if wall < r.expiry {
+			next = min(next, now+min(r.expiry-wall, expiryCheck))
+			continue
+		}
+		s.st.Expired++
+		s.t.cfg.Warnf("rtps: security: participant %v dropped: %s", r.prefix, r.expiryWhy)
+		r.authenticated = false
+		if s.t.disc.Participant(r.prefix) != nil {
+			s.t.disc.Drop(now, r.prefix) // unmatches its endpoints, then forget
+		}
+		s.forget(r.prefix)
+	}
+	return next
+}
+
 // sendTokens writes crypto tokens on the volatile channel to r.
-func (s *secState) sendTokens(now int64, r *secRemote, class string, local, remote wire.GUID, km crypto.KeyMaterial) wire.SequenceNumber {
-	ct := crypto.Tokens(km)
+func (s *secState) sendTokens(now int64, r *secRemote, class string, local, remote wire.GUID, kms ...crypto.KeyMaterial) wire.SequenceNumber {
+	ct := crypto.Tokens(kms...)
 	hs := make([]token.DataHolder, len(ct))
 	for i, c := range ct {
 		h := token.DataHolder{ClassID: c.ClassID}
@@ -683,6 +818,137 @@ func (s *secState) onVolatile(r *secRemote, smp endpoint.Sample) {
 			r.openers[km.SenderKeyID] = o
 		}
 	}
+	// New material from a sender that had some (a key revision): its
+	// previous key is still taken for keyGrace, for what was protected
+	// under it and is still on its way.
+	src := wire.GUID{Prefix: r.prefix}
+	copy(src.Entity[:], m.SourceEndpoint[12:])
+	id := kms[0].SenderKeyID
+	if id.IsZero() {
+		return
+	}
+	if r.current == nil {
+		r.current = map[wire.GUID]crypto.KeyID{}
+		r.retiring = map[crypto.KeyID]int64{}
+	}
+	if old, ok := r.current[src]; ok && old != id {
+		r.retiring[old] = s.t.cfg.Clock.Now() + keyGrace
+		s.t.touchLocked(r.retiring[old])
+	}
+	delete(r.retiring, id)
+	r.current[src] = id
+}
+
+// retireKeys forgets the previous keys whose grace period ended and
+// returns the next end.
+func (s *secState) retireKeys(now int64) int64 {
+	next := endpoint.Never
+	for _, r := range s.remotes {
+		for id, end := range r.retiring {
+			if now >= end {
+				delete(r.openers, id)
+				delete(r.retiring, id)
+			} else {
+				next = min(next, end)
+			}
+		}
+	}
+	return next
+}
+
+// reviseKeys starts a key revision of every protected local endpoint that
+// asked for one (or of all, with all): new key material, sent to each
+// remote endpoint that has the current one. The endpoint moves to it in
+// finishRevisions.
+func (s *secState) reviseKeys(now int64, all bool) {
+	for e, l := range s.local {
+		if l.sender == nil || !l.submsg || l.rev != nil || !(all || l.wantRev) {
+			continue
+		}
+		l.wantRev = false
+		km, err := crypto.NewKeyMaterial(l.km.Kind, randomKeyID(), nil)
+		if err != nil {
+			continue
+		}
+		snd, err := crypto.NewSender(km, crypto.SenderOptions{})
+		if err != nil {
+			continue
+		}
+		l.rev = &secRevision{km: km, sender: snd, wait: map[*secRemote]wire.SequenceNumber{}, deadline: now + revisionWait}
+		lg := wire.GUID{Prefix: s.t.prefix, Entity: e}
+		for _, r := range s.remotes {
+			if !r.authenticated {
+				continue
+			}
+			for k := range r.sent {
+				if k[0] == lg {
+					s.sendRevision(now, r, l, k[0], k[1])
+				}
+			}
+		}
+		s.t.touchLocked(l.rev.deadline)
+	}
+}
+
+// sendRevision sends the material of l's revision to remote endpoint
+// remote of r.
+func (s *secState) sendRevision(now int64, r *secRemote, l *secLocal, local, remote wire.GUID) {
+	km := l.rev.km
+	if l.origin {
+		var rk *crypto.ReceiverKey
+		var err error
+		if km, rk, err = receiverKey(l.rev.km); err != nil {
+			return
+		}
+		if l.rev.receivers == nil {
+			l.rev.receivers = map[wire.GUID]*crypto.ReceiverKey{}
+		}
+		l.rev.receivers[remote] = rk
+	}
+	class := gmReaderTokens
+	if local.Entity.IsWriter() {
+		class = gmWriterTokens
+	}
+	if sn := s.sendTokens(now, r, class, local, remote, l.tokenKMs(km)...); sn != 0 {
+		l.rev.wait[r] = sn
+	}
+}
+
+// finishRevisions moves the local endpoints whose new key material every
+// remote participant acknowledged (or whose revisionWait ended) to it, and
+// returns when to look again.
+func (s *secState) finishRevisions(now int64) int64 {
+	next := endpoint.Never
+	for _, l := range s.local {
+		rev := l.rev
+		if rev == nil {
+			continue
+		}
+		done := now >= rev.deadline
+		if !done {
+			done = true
+			for r, sn := range rev.wait {
+				if s.remotes[r.prefix] == r && r.volW != nil && !r.volW.Acknowledged(sn) {
+					done = false
+					break
+				}
+			}
+		}
+		if !done {
+			next = min(next, rev.deadline)
+			continue
+		}
+		l.km, l.sender, l.rev, l.uses = rev.km, rev.sender, nil, 0
+		if l.origin {
+			l.receivers = nil
+			l.rlist = nil
+			for g, k := range rev.receivers {
+				l.setReceiver(g, k)
+			}
+		}
+		s.st.KeyRevisions++
+	}
+	return next
 }
 
 // syncTokensLocked sends the tokens of every protected local endpoint to
@@ -728,6 +994,17 @@ func (s *secState) syncTokensLocked(now int64) {
 	}
 }
 
+// secSyncTokensLocked is syncTokensLocked when secure. The transport calls
+// it before it pairs endpoints: under origin authentication a protected
+// submessage carries a MAC only for the remote endpoints that were given
+// their receiver-specific key, so the key goes out first (an ACKNACK sent
+// before it would be refused by its receiver once the key arrived).
+func (t *Transport) secSyncTokensLocked(now int64) {
+	if t.sec != nil {
+		t.sec.syncTokensLocked(now)
+	}
+}
+
 func (s *secState) tokensFor(now int64, r *secRemote, local wire.EntityID, remote wire.GUID, writer bool) {
 	l := s.local[local]
 	if l == nil || l.sender == nil {
@@ -742,7 +1019,43 @@ func (s *secState) tokensFor(now int64, r *secRemote, local wire.EntityID, remot
 	if writer {
 		class = gmWriterTokens
 	}
-	r.sent[k] = s.sendTokens(now, r, class, lg, remote, l.km)
+	km := l.km
+	if l.origin {
+		var rk *crypto.ReceiverKey
+		var err error
+		if km, rk, err = receiverKey(l.km); err != nil {
+			s.t.cfg.Logf("rtps: security: tokens of %v: %v", lg, err)
+			return
+		}
+		l.setReceiver(remote, rk)
+	}
+	r.sent[k] = s.sendTokens(now, r, class, lg, remote, l.tokenKMs(km)...)
+	if l.rev != nil {
+		s.sendRevision(now, r, l, lg, remote)
+	}
+}
+
+// receiverKey gives km a fresh receiver-specific key: the material for one
+// remote receiver of an origin-authenticated sender, and the key the sender
+// MACs for it with.
+func receiverKey(km crypto.KeyMaterial) (crypto.KeyMaterial, *crypto.ReceiverKey, error) {
+	rkm, err := km.WithReceiverSpecificKey(randomKeyID(), nil)
+	if err != nil {
+		return km, nil, err
+	}
+	rk, err := crypto.NewReceiverKey(rkm)
+	return rkm, rk, err
+}
+
+// syncPartReceivers rebuilds the receiver keys of our RTPS protection from
+// the remote participants.
+func (s *secState) syncPartReceivers() {
+	s.partRx = s.partRx[:0:0]
+	for _, r := range s.remotes {
+		if r.partRx != nil {
+			s.partRx = append(s.partRx, r.partRx)
+		}
+	}
 }
 
 // writerReady reports whether local writer w may be matched with remote
@@ -789,7 +1102,9 @@ func (s *secState) checkPending(now int64) {
 // tick resends handshake messages, fails late ones and runs the volatile
 // endpoints; it returns the next deadline.
 func (s *secState) tick(now int64) int64 {
-	next := endpoint.Never
+	next := s.checkExpiry(now, s.t.cfg.WallNow())
+	s.reviseKeys(now, false)
+	next = min(next, s.finishRevisions(now), s.retireKeys(now))
 	pending := false
 	for _, r := range s.remotes {
 		if r.volW != nil {
@@ -833,17 +1148,57 @@ func (s *secState) forgetLocal(g wire.GUID) {
 	}
 }
 
-// forget drops a participant that left (or whose lease ended).
+// secForgetRemoteLocked is forgetRemote when secure: the transport calls
+// it when a remote endpoint is lost.
+func (t *Transport) secForgetRemoteLocked(g wire.GUID) {
+	if t.sec != nil {
+		t.sec.forgetRemote(g)
+	}
+}
+
+// forgetRemote drops what we keep for remote endpoint g: the receiver keys
+// our endpoints MAC for it with (under origin authentication every
+// protected message carries one MAC per key) and the record of the tokens
+// it was sent.
+func (s *secState) forgetRemote(g wire.GUID) {
+	for _, l := range s.local {
+		l.setReceiver(g, nil)
+		if l.rev != nil {
+			delete(l.rev.receivers, g)
+		}
+	}
+	if r := s.remotes[g.Prefix]; r != nil {
+		for k := range r.sent {
+			if k[1] == g {
+				delete(r.sent, k)
+			}
+		}
+	}
+}
+
+// forget drops a participant that left (or whose lease ended), and the
+// receiver keys we MACed for it with.
 func (s *secState) forget(prefix wire.GuidPrefix) {
+	r := s.remotes[prefix]
 	delete(s.remotes, prefix)
 	delete(s.ignored, prefix)
+	if r != nil && r.partRx != nil {
+		s.syncPartReceivers()
+	}
+	for _, l := range s.local {
+		for g := range l.receivers {
+			if g.Prefix == prefix {
+				l.setReceiver(g, nil)
+			}
+		}
+	}
 }
 
 // sendVolatile protects the submessages of a volatile endpoint with the
 // key-exchange key of r and sends the message (not RTPS-protected: the
 // peer gets our participant key through it).
 func (s *secState) sendVolatile(r *secRemote, to []wire.Locator, msg []byte) {
-	out, err := s.protectSubmessages(nil, msg, func(wire.EntityID) *crypto.Sender { return r.kxSender })
+	out, err := s.protectSubmessages(nil, msg, func(wire.EntityID) (*crypto.Sender, []*crypto.ReceiverKey) { return r.kxSender, nil })
 	if err != nil {
 		return
 	}
@@ -854,21 +1209,22 @@ func (s *secState) sendVolatile(r *secRemote, to []wire.Locator, msg []byte) {
 // endpoints and discovery.
 func (s *secState) protect(msg []byte) []byte {
 	nonDisc := false
-	out, err := s.protectSubmessages(s.scratchOut(), msg, func(e wire.EntityID) *crypto.Sender {
+	out, err := s.protectSubmessages(s.scratchOut(), msg, func(e wire.EntityID) (*crypto.Sender, []*crypto.ReceiverKey) {
 		if e != wire.EntityIDSPDPWriter && e != wire.EntityIDSPDPReader && e != entStatelessW && e != entStatelessR {
 			nonDisc = true
 		}
 		if l := s.local[e]; l != nil && l.submsg {
-			return l.sender
+			s.used(l)
+			return l.sender, l.rlist
 		}
-		return nil
+		return nil, nil
 	})
 	if err != nil {
 		s.t.cfg.Logf("rtps: security: %v", err)
 		return nil
 	}
 	if nonDisc && s.part != nil {
-		enc, err := s.part.EncodeMessage(nil, out, nil)
+		enc, err := s.part.EncodeMessage(nil, out, s.partRx)
 		if err != nil {
 			s.t.cfg.Logf("rtps: security: %v", err)
 			return nil
@@ -953,8 +1309,9 @@ func walk(msg []byte, f func(id byte, sm, body []byte) error) error {
 }
 
 // protectSubmessages copies msg into dst, each entity submessage for which
-// sender returns a Sender protected by it.
-func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID) *crypto.Sender) ([]byte, error) {
+// sender returns a Sender protected by it, with a receiver-specific MAC
+// for each of the receiver keys it returns.
+func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID) (*crypto.Sender, []*crypto.ReceiverKey)) ([]byte, error) {
 	if len(msg) < 20 {
 		return nil, errShort
 	}
@@ -969,7 +1326,7 @@ func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID
 		if fromReader {
 			local = r
 		}
-		snd := sender(local)
+		snd, rx := sender(local)
 		if snd == nil {
 			dst = append(dst, sm...)
 			return nil
@@ -979,7 +1336,7 @@ func (s *secState) protectSubmessages(dst, msg []byte, sender func(wire.EntityID
 			plain = fixLen(plain)
 		}
 		var err error
-		dst, err = snd.EncodeSubmessage(dst, plain, nil)
+		dst, err = snd.EncodeSubmessage(dst, plain, rx)
 		return err
 	})
 	return dst, err
@@ -1200,7 +1557,30 @@ func (s *secState) encodePayload(e wire.EntityID, data []byte) ([]byte, error) {
 		data = append(append([]byte(nil), data...), make([]byte, 4-pad)...)
 		data[3] = (data[3] &^ 3) | byte(4-pad)
 	}
-	return l.sender.EncodePayload(nil, data)
+	return l.payloadSender.EncodePayload(nil, data)
+}
+
+// used counts one submessage protected by l and asks for a key revision when
+// Config.SecurityKeyRevision says so.
+func (s *secState) used(l *secLocal) {
+	l.uses++
+	if n := s.t.cfg.SecurityKeyRevision; n != 0 && l.uses >= n && l.rev == nil && !l.wantRev {
+		l.wantRev = true
+		s.t.touchLocked(s.t.cfg.Clock.Now())
+	}
+}
+
+// ReviseKeys gives every protected local endpoint new key material: it is
+// sent to the matched remote endpoints over the volatile secure channel, and
+// used once they acknowledged it. Remote senders' previous keys are taken
+// for a grace period after their new ones arrive. No-op when not secure.
+func (t *Transport) ReviseKeys() {
+	t.mu.Lock()
+	if t.sec != nil {
+		t.sec.reviseKeys(t.cfg.Clock.Now(), true)
+		t.kickNeeded = true
+	}
+	t.finishLocked()
 }
 
 // decodePayload returns the plain payload of a sample of remote writer w

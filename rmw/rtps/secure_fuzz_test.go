@@ -47,7 +47,7 @@ func FuzzSecureUnprotect(f *testing.F) {
 	plain := b.Bytes()
 	f.Add(plain)
 	s0 := newState()
-	sub, err := s0.protectSubmessages(nil, plain, func(wire.EntityID) *crypto.Sender { return snd })
+	sub, err := s0.protectSubmessages(nil, plain, func(wire.EntityID) (*crypto.Sender, []*crypto.ReceiverKey) { return snd, nil })
 	if err != nil {
 		f.Fatal(err)
 	}

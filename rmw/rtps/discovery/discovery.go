@@ -53,9 +53,13 @@ const (
 	DefaultAnnouncePeriod   = 3 * time.Second
 	DefaultInitialAnnounces = 4
 	DefaultInitialPeriod    = 200 * time.Millisecond
-	// DefaultProbePeriod is how often ProbeTargets get an announcement
-	// after the initial ones (Cyclone DDS's default SPDP interval).
+	// DefaultProbePeriod is the first gap between announcements to
+	// ProbeTargets after the initial ones (Cyclone DDS's default SPDP
+	// interval); each gap doubles, up to MaxProbeGaps times it.
 	DefaultProbePeriod = 30 * time.Second
+	// MaxProbeGaps caps the gap between announcements to ProbeTargets at
+	// this multiple of ProbePeriod (4 min by default).
+	MaxProbeGaps = 8
 	// DefaultSEDPDepth is the KEEP_LAST depth of the SEDP writers.
 	DefaultSEDPDepth = 1024
 	// MaxParticipants bounds the remote participants tracked, confirmed
@@ -181,10 +185,11 @@ type Config struct {
 	// ProbeTargets are unicast locators where a participant not known yet
 	// may listen (the metatraffic ports of the participant ids on loopback
 	// and on static peers). They get the initial announcements, then one
-	// every ProbePeriod (default DefaultProbePeriod), skipping the
-	// locators of participants already known. A participant that starts
-	// later announces itself: probing faster only sent datagrams to empty
-	// ports (31 every 3 s per participant, 10 a second).
+	// after ProbePeriod (default DefaultProbePeriod), with gaps doubling
+	// up to MaxProbeGaps x ProbePeriod, skipping the locators of
+	// participants already known. A participant that starts later
+	// announces itself: probing faster only sent datagrams to empty ports
+	// (31 every 3 s per participant, 10 a second, and as many ICMP errors).
 	ProbeTargets []wire.Locator
 	ProbePeriod  time.Duration
 	// UserData is the participant USER_DATA (e.g. "enclave=/;").
@@ -318,6 +323,7 @@ type Discovery struct {
 	nextAnnounce int64
 	announced    int
 	nextProbeAll int64 // when ProbeTargets next get an announcement
+	probeGap     int64 // the gap after it
 	buf          []byte
 	b            wire.Builder
 
@@ -586,7 +592,8 @@ func (d *Discovery) Tick(now int64) int64 {
 		if d.announced < d.cfg.InitialAnnounces || now >= d.nextProbeAll {
 			to = d.addProbeTargets(to)
 			if d.announced+1 >= d.cfg.InitialAnnounces {
-				d.nextProbeAll = now + int64(d.cfg.ProbePeriod)
+				d.probeGap = min(max(2*d.probeGap, int64(d.cfg.ProbePeriod)), MaxProbeGaps*int64(d.cfg.ProbePeriod))
+				d.nextProbeAll = now + d.probeGap
 			}
 		}
 		d.sendSPDP(to)
@@ -666,6 +673,17 @@ func (d *Discovery) Authorize(now int64, prefix wire.GuidPrefix) {
 	d.confirm(now, prefix)
 	if p := d.parts[prefix]; p != nil && p.confirmed {
 		d.matchBuiltins(now, p)
+	}
+}
+
+// Drop forgets the participant with prefix as if it had left: its
+// endpoints are reported lost, then the participant (not expired). Its next
+// SPDP announcement discovers it again. The transport drops a secure
+// participant this way when its credentials expire.
+func (d *Discovery) Drop(now int64, prefix wire.GuidPrefix) {
+	d.now = now
+	if p := d.parts[prefix]; p != nil {
+		d.removeParticipant(p, false)
 	}
 }
 

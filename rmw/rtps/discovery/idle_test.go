@@ -55,9 +55,10 @@ func count(sent [][]wire.Locator) (n int) {
 
 // An idle participant alone sends, in the first simulated minute, the four
 // initial announcements to the group and the 31 probe ports, then one to
-// the group every 3 s and to the probe ports every 30 s: 178 datagrams;
-// then 82 a minute (1.4 a second). It sent 32 every 3 s before (10.7 a
-// second, 640 a minute), whatever the graph.
+// the group every 3 s, and to the probe ports after 30 s: 178 datagrams.
+// The probes' gap then doubles up to 4 min: minutes 2-3 take 71, and from
+// then on 10 minutes take 293 (0.5 a second). It sent 32 every 3 s before
+// (10.7 a second, 640 a minute), whatever the graph.
 func TestIdleDatagramsPerMinute(t *testing.T) {
 	d, rec, _ := idleSetup(t)
 	runIdle(d, 0, time.Minute, nil)
@@ -66,8 +67,14 @@ func TestIdleDatagramsPerMinute(t *testing.T) {
 	}
 	rec.sent = nil
 	runIdle(d, time.Minute, 3*time.Minute, nil)
-	if n := count(rec.sent); n != 2*(20+2*31) {
-		t.Errorf("minutes 2-3: %d datagrams, want %d", n, 2*(20+2*31))
+	if n := count(rec.sent); n != 40+31 {
+		t.Errorf("minutes 2-3: %d datagrams, want %d", n, 40+31)
+	}
+	runIdle(d, 3*time.Minute, 10*time.Minute, nil)
+	rec.sent = nil
+	runIdle(d, 10*time.Minute, 20*time.Minute, nil)
+	if n := count(rec.sent); n != 200+3*31 {
+		t.Errorf("minutes 11-20: %d datagrams, want %d", n, 200+3*31)
 	}
 }
 
