@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nros-go/nros/internal/clock"
 	"github.com/nros-go/nros/internal/rosargs"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/rmw"
@@ -459,12 +460,8 @@ const availabilityPoll = 20 * time.Millisecond
 
 // WaitForService returns nil once a server is matched, or ctx's error.
 func (c *Client[Req, Resp]) WaitForService(ctx context.Context) error {
-	var tick *time.Ticker
-	defer func() {
-		if tick != nil {
-			tick.Stop()
-		}
-	}()
+	var poll *pollTimer
+	defer func() { poll.stop() }()
 	for {
 		c.mu.Lock()
 		ch, closed := c.changed, c.closed
@@ -475,15 +472,41 @@ func (c *Client[Req, Resp]) WaitForService(ctx context.Context) error {
 		if c.cl.ServiceAvailable() {
 			return nil
 		}
-		if tick == nil {
-			tick = time.NewTicker(availabilityPoll)
+		if poll == nil {
+			poll = c.node.ctx.newPollTimer()
 		}
 		select {
 		case <-ch:
-		case <-tick.C:
+		case <-poll.c:
+			poll.rearm()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// pollTimer signals c every availabilityPoll of the context's steady time
+// (its clock sources' timers, which a harness such as simtest steps).
+type pollTimer struct {
+	c chan struct{}
+	a *clock.Alarm
+}
+
+// newPollTimer starts a pollTimer on c's clock sources.
+func (c *Context) newPollTimer() *pollTimer {
+	p := &pollTimer{c: make(chan struct{}, 1)}
+	p.a = c.src.NewAlarm(p.c)
+	p.a.Set(availabilityPoll)
+	return p
+}
+
+// rearm schedules the next signal, after one was taken.
+func (p *pollTimer) rearm() { p.a.Set(availabilityPoll) }
+
+// stop cancels the pending signal (nothing when p is nil).
+func (p *pollTimer) stop() {
+	if p != nil {
+		p.a.Stop()
 	}
 }
 

@@ -76,8 +76,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/nros-go/nros/internal/clock"
 	"github.com/nros-go/nros/internal/goid"
 	"github.com/nros-go/nros/rmw"
 )
@@ -121,7 +121,7 @@ var (
 
 func init() {
 	if _, err := rand.Read(processPrefix[:]); err != nil {
-		binary.BigEndian.PutUint64(processPrefix[:], uint64(time.Now().UnixNano()))
+		binary.BigEndian.PutUint64(processPrefix[:], uint64(clock.DefaultSystem()))
 	}
 }
 
@@ -131,10 +131,10 @@ func init() {
 type Transport struct {
 	now    func() int64 // wall clock: SourceTimestamp
 	steady func() int64 // monotonic clock: lifespan
-	// epoch, when set, is the origin of the default steady clock and says
-	// that now is the default too: one time.Now reading gives both.
-	epoch time.Time
-	id    uint32
+	// defaults says that now and steady are both the real clocks: one
+	// reading gives both (clock.DefaultReadings).
+	defaults bool
+	id       uint32
 
 	mu        sync.Mutex // guards everything below and every endpoint's match lists
 	closed    bool
@@ -168,9 +168,7 @@ type topic struct {
 
 // New returns an empty, independent transport.
 func New(opts ...Option) *Transport {
-	epoch := time.Now()
 	t := &Transport{
-		steady: func() int64 { return int64(time.Since(epoch)) },
 		id:     transportSeq.Add(1),
 		topics: make(map[string]*topic),
 	}
@@ -178,9 +176,12 @@ func New(opts ...Option) *Transport {
 	for _, o := range opts {
 		o(t)
 	}
+	t.defaults = t.now == nil && t.steady == nil
 	if t.now == nil {
-		t.now = func() int64 { return time.Now().UnixNano() }
-		t.epoch = epoch
+		t.now = func() int64 { return int64(clock.DefaultSystem()) }
+	}
+	if t.steady == nil {
+		t.steady = func() int64 { return int64(clock.DefaultSteady()) }
 	}
 	return t
 }
@@ -200,11 +201,11 @@ func Default() *Transport {
 var _ rmw.Transport = (*Transport)(nil)
 
 // stamps reads the wall clock (ns since the UNIX epoch) and the monotonic
-// clock together: with the default clocks, from one time.Now reading.
+// clock together: with the default clocks, from one reading.
 func (t *Transport) stamps() (wall, mono int64) {
-	if !t.epoch.IsZero() {
-		n := time.Now()
-		return n.UnixNano(), int64(n.Sub(t.epoch))
+	if t.defaults {
+		w, m := clock.DefaultReadings()
+		return int64(w), int64(m)
 	}
 	return t.now(), t.steady()
 }
