@@ -2,7 +2,7 @@
 # scripts/bench.sh [REPS] [LOGDIR] - nros-go against Cyclone DDS (and Fast
 # DDS) on this machine, side by side, in one command.
 #
-#   sh scripts/bench.sh            # 3 runs of every case, about 3 minutes
+#   sh scripts/bench.sh            # 3 runs of every case, about 6 minutes (3 of them the Zenoh rows)
 #   sh scripts/bench.sh 1          # one run of every case (a quick look)
 #
 # Every run happens in its own loopback-only network namespace
