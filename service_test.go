@@ -187,7 +187,7 @@ func TestServiceCallNoAnswerLeavesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		start := time.Now()
 		_, err = cl.Call(ctx, &std_srvs.SetBool_Request{})
@@ -213,7 +213,7 @@ func TestServiceCallNoAnswerLeavesNothing(t *testing.T) {
 		if cl.Pending() != 0 {
 			t.Fatalf("%d pending", cl.Pending())
 		}
-		if after := runtime.NumGoroutine(); after > before {
+		if after := bubbleGoroutines(); after > before {
 			t.Fatalf("goroutines %d -> %d", before, after)
 		}
 		// No server: WaitForService and Call honour ctx too.

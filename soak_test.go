@@ -133,14 +133,14 @@ func TestServiceSoakConcurrentCallers(t *testing.T) {
 	forTransports(t, soakTransports, func(t *testing.T, tp transportPair) {
 		f := newSvcFixtureOver(t, tp)
 		synctest.Wait()
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines()
 		fig := serviceSoak(t, f, 32, 100, time.Time{}, 30*time.Second)
 		t.Log(fig)
 		if fig.lost != 0 || fig.stuck != 0 || fig.calls != 32*100 {
 			t.Errorf("%v", fig)
 		}
 		synctest.Wait()
-		if after := runtime.NumGoroutine(); after > before {
+		if after := bubbleGoroutines(); after > before {
 			t.Errorf("goroutines %d -> %d", before, after)
 		}
 		f.stop()
@@ -291,7 +291,7 @@ func TestActionSoakConcurrentGoals(t *testing.T) {
 		}
 		stop := spinContexts(t, srvNode, clNode)
 		synctest.Wait()
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines()
 		goals := 2000
 		if raceDetector {
 			goals = 400
@@ -302,7 +302,7 @@ func TestActionSoakConcurrentGoals(t *testing.T) {
 			t.Errorf("%v", fig)
 		}
 		synctest.Wait()
-		if after := runtime.NumGoroutine(); after > before {
+		if after := bubbleGoroutines(); after > before {
 			t.Errorf("goroutines %d -> %d", before, after)
 		}
 		stop()
@@ -457,7 +457,7 @@ func TestActionSoakFreshClients(t *testing.T) {
 		}
 		stop := spinContexts(t, srvNode, clNode)
 		synctest.Wait()
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines()
 		waves := 50
 		if raceDetector {
 			waves = 10
@@ -468,7 +468,7 @@ func TestActionSoakFreshClients(t *testing.T) {
 			t.Errorf("%v", fig)
 		}
 		synctest.Wait()
-		if after := runtime.NumGoroutine(); after > before {
+		if after := bubbleGoroutines(); after > before {
 			t.Errorf("goroutines %d -> %d", before, after)
 		}
 		stop()

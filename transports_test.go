@@ -1,8 +1,10 @@
 package nros
 
 import (
+	"bytes"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -258,4 +260,21 @@ func TestPubSubOverTransports(t *testing.T) {
 			t.Errorf("late joiner: %v", late)
 		}
 	})
+}
+
+// bubbleGoroutines counts the goroutines of the calling synctest bubble
+// (what a test started and left behind), not the process's: a goroutine
+// of the runtime or the race detector outside the bubble comes and goes
+// on real time, which a bubble cannot wait for.
+func bubbleGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	return bytes.Count(buf, []byte(", synctest bubble "))
 }
