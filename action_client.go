@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/nros-go/nros/msg/action_msgs"
 	"github.com/nros-go/nros/msg/unique_identifier_msgs"
@@ -241,8 +240,8 @@ func (c *ActionClient[Goal, Result, Feedback]) ActionServerIsReady() bool {
 
 // WaitForServer returns nil once ActionServerIsReady, or ctx's error.
 func (c *ActionClient[Goal, Result, Feedback]) WaitForServer(ctx context.Context) error {
-	t := time.NewTicker(availabilityPoll)
-	defer t.Stop()
+	poll := c.node.ctx.newPollTimer()
+	defer poll.stop()
 	for {
 		if c.isClosed() {
 			return ErrActionClosed
@@ -251,7 +250,8 @@ func (c *ActionClient[Goal, Result, Feedback]) WaitForServer(ctx context.Context
 			return nil
 		}
 		select {
-		case <-t.C:
+		case <-poll.c:
+			poll.rearm()
 		case <-ctx.Done():
 			return ctx.Err()
 		}

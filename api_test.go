@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,6 +180,23 @@ func TestPublicAPIShowsNoInternals(t *testing.T) {
 		}
 		for _, f := range typ.Methods {
 			checkFunc(typ.Name+"."+f.Name, f)
+		}
+	}
+}
+
+// TestNoMethodBypassesTheExecutor: Subscription and Service run user code
+// only from the executor, so they offer no method (exported, hence callable
+// by users) that the executor uses to run it.
+func TestNoMethodBypassesTheExecutor(t *testing.T) {
+	type msg struct{ X int32 }
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[*Subscription[msg]](),
+		reflect.TypeFor[*Service[msg, msg]](),
+	} {
+		for _, name := range []string{"Execute", "Identity"} {
+			if _, ok := typ.MethodByName(name); ok {
+				t.Errorf("%v has an exported method %s: a user calling it runs callbacks outside the executor", typ, name)
+			}
 		}
 	}
 }

@@ -304,7 +304,8 @@ func (c *Context) securityConfig(cfg *rtps.Config, log *slog.Logger) error {
 	if c.args != nil {
 		enclave = c.args.Enclave
 	}
-	art, sel, err := rtps.SecurityFromEnv(os.Getenv, enclave, time.Now())
+	// Certificates are checked for validity at the context's system time.
+	art, sel, err := rtps.SecurityFromEnv(os.Getenv, enclave, time.Unix(0, int64(c.src.System())))
 	if sel.Enabled && sel.Enclave != "" {
 		cfg.Enclave = sel.Enclave
 	} else if enclave != "" {

@@ -277,10 +277,10 @@ type Subscription[T any] struct {
 	// keep-last (whatever its depth) overwrites the oldest.
 	keepAll bool
 	asMsg   func(*T) msg.Message
-	phase   string // what Execute runs besides the callback: "decode", "dropped" (panic reports say so)
+	phase   string // what execute runs besides the callback: "decode", "dropped" (panic reports say so)
 
 	mu        sync.Mutex
-	queue     []*[]byte // ring of received samples, decoded by Execute
+	queue     []*[]byte // ring of received samples, decoded by execute
 	head, n   int
 	scheduled bool
 	exec      *Executor
@@ -363,8 +363,21 @@ func (s *Subscription[T]) Close() error {
 	return s.close()
 }
 
-// Identity names the subscription in panic reports.
-func (s *Subscription[T]) Identity() (string, uint64, string) {
+// subRunner is a Subscription as the executor sees it (an exec.Entity). Its
+// methods are not the Subscription's, so a user cannot run callbacks
+// outside the executor.
+type subRunner[T any] Subscription[T]
+
+// Execute runs one message (exec.Entity).
+func (r *subRunner[T]) Execute() bool { return (*Subscription[T])(r).execute() }
+
+// Identity names the subscription in panic reports (exec.Entity).
+func (r *subRunner[T]) Identity() (string, uint64, string) {
+	return (*Subscription[T])(r).identity()
+}
+
+// identity names the subscription in panic reports.
+func (s *Subscription[T]) identity() (string, uint64, string) {
 	if s.phase != "" {
 		return s.phase, s.id, s.topic
 	}
@@ -372,7 +385,7 @@ func (s *Subscription[T]) Identity() (string, uint64, string) {
 }
 
 // deliver runs on the transport goroutine: it only queues a copy of the
-// sample and wakes the executor, which decodes it (Execute).
+// sample and wakes the executor, which decodes it (execute).
 func (s *Subscription[T]) deliver(smp rmw.Sample) {
 	s.mu.Lock()
 	if s.closed {
@@ -408,7 +421,7 @@ func (s *Subscription[T]) deliver(smp rmw.Sample) {
 	}
 	s.mu.Unlock()
 	if sched {
-		e.schedule(s)
+		e.schedule((*subRunner[T])(s))
 	}
 }
 
@@ -440,8 +453,8 @@ func (s *Subscription[T]) decode(data []byte) (v *T, err error) {
 	return v, nil
 }
 
-// Execute runs on the executor goroutine: one message per pass.
-func (s *Subscription[T]) Execute() bool {
+// execute runs on the executor goroutine: one message per pass.
+func (s *Subscription[T]) execute() bool {
 	s.mu.Lock()
 	e := s.exec
 	if s.n == 0 || s.closed {
@@ -518,7 +531,7 @@ func (s *Subscription[T]) attach(e *Executor) {
 	}
 	s.mu.Unlock()
 	if sched {
-		e.schedule(s)
+		e.schedule((*subRunner[T])(s))
 	}
 }
 

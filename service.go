@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nros-go/nros/internal/clock"
 	"github.com/nros-go/nros/internal/rosargs"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/rmw"
@@ -111,7 +112,7 @@ type Service[Req, Resp any] struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	closing  atomic.Bool
-	decoding bool // Execute is decoding (panic reports say "decode")
+	decoding bool // execute is decoding (panic reports say "decode")
 
 	mu        sync.Mutex
 	queue     []pendingRequest[Req]
@@ -123,7 +124,7 @@ type Service[Req, Resp any] struct {
 }
 
 type pendingRequest[Req any] struct {
-	data *[]byte // the request, decoded by Execute (bufpool.go)
+	data *[]byte // the request, decoded by execute (bufpool.go)
 	id   rmw.RequestID
 }
 
@@ -239,8 +240,21 @@ func (s *Service[Req, Resp]) Lost() uint64 { return s.lost.Load() }
 // Answered counts the responses sent.
 func (s *Service[Req, Resp]) Answered() uint64 { return s.answered.Load() }
 
-// Identity names the service in panic reports.
-func (s *Service[Req, Resp]) Identity() (string, uint64, string) {
+// svcRunner is a Service as the executor sees it (an exec.Entity). Its
+// methods are not the Service's, so a user cannot run handlers outside the
+// executor.
+type svcRunner[Req, Resp any] Service[Req, Resp]
+
+// Execute runs one request (exec.Entity).
+func (r *svcRunner[Req, Resp]) Execute() bool { return (*Service[Req, Resp])(r).execute() }
+
+// Identity names the service in panic reports (exec.Entity).
+func (r *svcRunner[Req, Resp]) Identity() (string, uint64, string) {
+	return (*Service[Req, Resp])(r).identity()
+}
+
+// identity names the service in panic reports.
+func (s *Service[Req, Resp]) identity() (string, uint64, string) {
 	if s.decoding {
 		return "decode", s.id, s.name
 	}
@@ -292,7 +306,7 @@ func (s *Service[Req, Resp]) deliver(r rmw.Request) {
 	}
 	s.mu.Unlock()
 	if sched {
-		e.schedule(s)
+		e.schedule((*svcRunner[Req, Resp])(s))
 	}
 }
 
@@ -311,8 +325,8 @@ func (s *Service[Req, Resp]) decodeRequest(b []byte) (v *Req, err error) {
 	return s.decode(b)
 }
 
-// Execute runs on the executor goroutine: one request per pass.
-func (s *Service[Req, Resp]) Execute() bool {
+// execute runs on the executor goroutine: one request per pass.
+func (s *Service[Req, Resp]) execute() bool {
 	s.mu.Lock()
 	if len(s.queue) == 0 || s.closed {
 		s.scheduled = false
@@ -346,7 +360,7 @@ func (s *Service[Req, Resp]) attach(e *Executor) {
 	}
 	s.mu.Unlock()
 	if sched {
-		e.schedule(s)
+		e.schedule((*svcRunner[Req, Resp])(s))
 	}
 }
 
@@ -446,12 +460,8 @@ const availabilityPoll = 20 * time.Millisecond
 
 // WaitForService returns nil once a server is matched, or ctx's error.
 func (c *Client[Req, Resp]) WaitForService(ctx context.Context) error {
-	var tick *time.Ticker
-	defer func() {
-		if tick != nil {
-			tick.Stop()
-		}
-	}()
+	var poll *pollTimer
+	defer func() { poll.stop() }()
 	for {
 		c.mu.Lock()
 		ch, closed := c.changed, c.closed
@@ -462,15 +472,41 @@ func (c *Client[Req, Resp]) WaitForService(ctx context.Context) error {
 		if c.cl.ServiceAvailable() {
 			return nil
 		}
-		if tick == nil {
-			tick = time.NewTicker(availabilityPoll)
+		if poll == nil {
+			poll = c.node.ctx.newPollTimer()
 		}
 		select {
 		case <-ch:
-		case <-tick.C:
+		case <-poll.c:
+			poll.rearm()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// pollTimer signals c every availabilityPoll of the context's steady time
+// (its clock sources' timers, which a harness such as simtest steps).
+type pollTimer struct {
+	c chan struct{}
+	a *clock.Alarm
+}
+
+// newPollTimer starts a pollTimer on c's clock sources.
+func (c *Context) newPollTimer() *pollTimer {
+	p := &pollTimer{c: make(chan struct{}, 1)}
+	p.a = c.src.NewAlarm(p.c)
+	p.a.Set(availabilityPoll)
+	return p
+}
+
+// rearm schedules the next signal, after one was taken.
+func (p *pollTimer) rearm() { p.a.Set(availabilityPoll) }
+
+// stop cancels the pending signal (nothing when p is nil).
+func (p *pollTimer) stop() {
+	if p != nil {
+		p.a.Stop()
 	}
 }
 

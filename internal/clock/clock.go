@@ -51,6 +51,13 @@ func DefaultSteady() SteadyTime { return SteadyTime(time.Since(steadyBase)) }
 // DefaultSystem reads CLOCK_REALTIME.
 func DefaultSystem() SystemTime { return SystemTime(time.Now().UnixNano()) }
 
+// DefaultReadings reads CLOCK_REALTIME and the monotonic clock together,
+// from one clock reading: DefaultSystem and DefaultSteady at once.
+func DefaultReadings() (SystemTime, SteadyTime) {
+	n := time.Now()
+	return SystemTime(n.UnixNano()), SteadyTime(n.Sub(steadyBase))
+}
+
 // NewSources returns sources reading steady and system (nanoseconds); a nil
 // function stands for the real clock.
 func NewSources(steady, system func() int64) Sources {

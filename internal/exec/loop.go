@@ -20,11 +20,9 @@
 package exec
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -32,6 +30,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/internal/clock"
+	"github.com/nros-go/nros/internal/goid"
 )
 
 // ErrAlreadySpinning is returned when a loop is spun from two goroutines.
@@ -299,12 +298,12 @@ func (l *Loop) Quiesce() {
 }
 
 // inPass reports whether the calling goroutine is inside a pass (running a
-// callback). It reads the goroutine's own stack: slow, for Close only.
-func inPass() bool {
-	buf := make([]byte, 64<<10)
-	buf = buf[:runtime.Stack(buf, false)]
-	return bytes.Contains(buf, []byte("internal/exec.(*Loop).pass("))
-}
+// callback) of any Loop: Quiesce from inside a pass of another loop must not
+// wait either, as that pass may be waiting for the caller's.
+func inPass() bool { return passing.Has() }
+
+// passing holds the goroutines running a pass, of any Loop.
+var passing goid.Set
 
 // Spin runs passes until ctx ends or the loop closes (both return nil), a
 // callback's panic stops it (its error), or another goroutine is spinning
@@ -384,7 +383,11 @@ type waitResult struct {
 
 func (l *Loop) runPass() (int, waitResult) {
 	l.token <- struct{}{}
-	defer func() { <-l.token }()
+	tok := passing.Enter()
+	defer func() {
+		passing.Leave(tok)
+		<-l.token
+	}()
 	return l.pass()
 }
 

@@ -119,10 +119,10 @@ type Store struct {
 	applyFn         func(*Txn, []Parameter) error
 
 	// txMu is held for a whole transaction, callbacks included: it
-	// serialises transactions. owner is the goroutine id (see goid) of the
+	// serialises transactions. owner is the identity (goid.Current) of the
 	// goroutine holding txMu, 0 when none does.
 	txMu    sync.Mutex
-	owner   atomic.Uint64
+	owner   atomic.Uintptr
 	waiting atomic.Int32 // goroutines in begin, for tests that need a waiter in place
 
 	mu     sync.RWMutex // guards the fields below; never held while user code runs

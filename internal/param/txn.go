@@ -1,11 +1,10 @@
 package param
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
-	"strconv"
+
+	"github.com/nros-go/nros/internal/goid"
 )
 
 // Nested or concurrent? A transaction holds Store.txMu from its start to
@@ -15,39 +14,25 @@ import (
 // into an exception, and so do we. Go has no goroutine-local storage and
 // the public API (SetParameter and friends) carries no context to thread a
 // token through, so the store records which goroutine owns the running
-// transaction: Store.owner holds the id of the goroutine that holds txMu
-// (0 when none). begin compares it with the caller's id. The test is
-// exact: owner can only equal the caller's id if the caller itself stored
-// it (ids are never reused), i.e. if the caller is inside its own
-// transaction; it cannot see a stale value of its own id because it is the
-// one that clears it in end. The id is read from the first line of
-// runtime.Stack ("goroutine 18 [running]:"); that costs about a
-// microsecond, which only the modifying path pays — Get and the other
-// readers never do.
+// transaction: Store.owner holds the identity (goid.Current) of the
+// goroutine that holds txMu (0 when none). begin compares it with the
+// caller's. The test is exact: the owner clears owner in end (deferred, so
+// a panicking callback clears it too) before it can exit, so while a value
+// is stored its goroutine is alive and no other goroutine can have the same
+// identity; owner can only equal the caller's if the caller itself stored
+// it, i.e. if the caller is inside its own transaction. Reading it costs a
+// few nanoseconds.
 //
 // A callback that hands a change to another goroutine and waits for it
 // still deadlocks (the helper is a concurrent transaction that waits for
 // the callback); one that does not wait is fine: the change runs after the
 // current transaction.
 
-// goid returns the calling goroutine's id.
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b, ok := bytes.CutPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); ok && i > 0 {
-		if id, err := strconv.ParseUint(string(b[:i]), 10, 64); err == nil && id != 0 {
-			return id
-		}
-	}
-	panic(fmt.Sprintf("param: cannot read the goroutine id from %q", buf[:]))
-}
-
 // begin starts a transaction for the calling goroutine, waiting for the
 // current one to end; it refuses a transaction nested in one the caller
 // already runs.
 func (s *Store) begin() error {
-	g := goid()
+	g := goid.Current()
 	if s.owner.Load() == g {
 		return ErrNestedTransaction
 	}

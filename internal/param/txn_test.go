@@ -342,18 +342,6 @@ func TestTxnDeclareOnlyInsideApply(t *testing.T) {
 	}
 }
 
-func TestGoid(t *testing.T) {
-	a := goid()
-	if a == 0 || goid() != a {
-		t.Fatalf("goid not stable: %d", a)
-	}
-	other := make(chan uint64)
-	go func() { other <- goid() }()
-	if b := <-other; b == a || b == 0 {
-		t.Fatalf("two goroutines share id %d", b)
-	}
-}
-
 // A panicking callback ends its transaction: later sets, from the same or
 // another goroutine, run and are not taken for nested ones.
 func TestPanickingCallbackEndsTheTransaction(t *testing.T) {

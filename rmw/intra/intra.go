@@ -43,8 +43,8 @@
 // dropped.
 //
 // A Close called from inside a callback, on the goroutine running it, cannot
-// wait for that callback. Go has no goroutine identity, so Close counts the
-// deliver calls of intra subscriptions on the calling goroutine's stack, k:
+// wait for that callback. Close counts the deliver calls of intra
+// subscriptions that the calling goroutine is inside (internal/goid), k:
 // it returns once at most k deliver calls of the closed subscription are in
 // progress (exactly the waiting it can do when those k calls are deliveries
 // to that subscription, as when a deliver closes its own subscription). A
@@ -73,13 +73,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/nros-go/nros/internal/clock"
+	"github.com/nros-go/nros/internal/goid"
 	"github.com/nros-go/nros/rmw"
 )
 
@@ -122,7 +121,7 @@ var (
 
 func init() {
 	if _, err := rand.Read(processPrefix[:]); err != nil {
-		binary.BigEndian.PutUint64(processPrefix[:], uint64(time.Now().UnixNano()))
+		binary.BigEndian.PutUint64(processPrefix[:], uint64(clock.DefaultSystem()))
 	}
 }
 
@@ -132,10 +131,10 @@ func init() {
 type Transport struct {
 	now    func() int64 // wall clock: SourceTimestamp
 	steady func() int64 // monotonic clock: lifespan
-	// epoch, when set, is the origin of the default steady clock and says
-	// that now is the default too: one time.Now reading gives both.
-	epoch time.Time
-	id    uint32
+	// defaults says that now and steady are both the real clocks: one
+	// reading gives both (clock.DefaultReadings).
+	defaults bool
+	id       uint32
 
 	mu        sync.Mutex // guards everything below and every endpoint's match lists
 	closed    bool
@@ -169,9 +168,7 @@ type topic struct {
 
 // New returns an empty, independent transport.
 func New(opts ...Option) *Transport {
-	epoch := time.Now()
 	t := &Transport{
-		steady: func() int64 { return int64(time.Since(epoch)) },
 		id:     transportSeq.Add(1),
 		topics: make(map[string]*topic),
 	}
@@ -179,9 +176,12 @@ func New(opts ...Option) *Transport {
 	for _, o := range opts {
 		o(t)
 	}
+	t.defaults = t.now == nil && t.steady == nil
 	if t.now == nil {
-		t.now = func() int64 { return time.Now().UnixNano() }
-		t.epoch = epoch
+		t.now = func() int64 { return int64(clock.DefaultSystem()) }
+	}
+	if t.steady == nil {
+		t.steady = func() int64 { return int64(clock.DefaultSteady()) }
 	}
 	return t
 }
@@ -201,11 +201,11 @@ func Default() *Transport {
 var _ rmw.Transport = (*Transport)(nil)
 
 // stamps reads the wall clock (ns since the UNIX epoch) and the monotonic
-// clock together: with the default clocks, from one time.Now reading.
+// clock together: with the default clocks, from one reading.
 func (t *Transport) stamps() (wall, mono int64) {
-	if !t.epoch.IsZero() {
-		n := time.Now()
-		return n.UnixNano(), int64(n.Sub(t.epoch))
+	if t.defaults {
+		w, m := clock.DefaultReadings()
+		return int64(w), int64(m)
 	}
 	return t.now(), t.steady()
 }
@@ -301,6 +301,8 @@ func (t *Transport) runEvent(e *pendingEvent) {
 	}
 	t.evRunning.Store(e.gate)
 	if !e.gate.Load() {
+		tok := eventing.Enter()
+		defer eventing.Leave(tok)
 		e.fn(e.ev)
 	}
 	t.evRunning.Store(nil)
@@ -320,7 +322,7 @@ func (t *Transport) waitEvents(gate *atomic.Bool) {
 		r := t.evRunning.Load()
 		return r != nil && (gate == nil || r == gate)
 	}
-	if !busy() || framesOnStack(runEventName) > 0 {
+	if !busy() || eventing.Has() {
 		return
 	}
 	t.evWaiters.Add(1)
@@ -800,6 +802,8 @@ func (s *Subscription) invoke(smp rmw.Sample) bool {
 	if s.closed.Load() {
 		return false
 	}
+	tok := delivering.Enter()
+	defer delivering.Leave(tok)
 	s.deliver(smp)
 	return true
 }
@@ -820,7 +824,7 @@ func (s *Subscription) waitDeliveries() {
 	if s.inflight.Load() == 0 {
 		return
 	}
-	own := int32(framesOnStack(invokeName))
+	own := int32(delivering.Count())
 	s.idleMu.Lock()
 	for s.inflight.Load() > own {
 		s.idle.Wait()
@@ -828,38 +832,14 @@ func (s *Subscription) waitDeliveries() {
 	s.idleMu.Unlock()
 }
 
-// Names of the functions that call deliver and OnEvent functions: a frame
-// of one of them on a goroutine's stack means the goroutine is inside a
-// callback.
-var (
-	invokeName   = runtime.FuncForPC(reflect.ValueOf((*Subscription).invoke).Pointer()).Name()
-	runEventName = runtime.FuncForPC(reflect.ValueOf((*Transport).runEvent).Pointer()).Name()
-)
-
-// framesOnStack counts the frames of function name on the calling
-// goroutine's stack, inlined frames included. Go has no goroutine
-// identity; this is how Close tells a call from inside a callback. It is
-// only asked when Close would otherwise wait.
-func framesOnStack(name string) int {
-	var pcs [64]uintptr
-	n := 0
-	for skip := 2; ; skip += len(pcs) {
-		k := runtime.Callers(skip, pcs[:])
-		frames := runtime.CallersFrames(pcs[:k])
-		for {
-			f, more := frames.Next()
-			if f.Function == name {
-				n++
-			}
-			if !more {
-				break
-			}
-		}
-		if k < len(pcs) {
-			return n
-		}
-	}
-}
+// Goroutines inside a callback of any intra transport: a deliver function
+// (delivering), an OnEvent function (eventing), a service or client
+// handler (gating, service.go). A Close from inside one does not wait for
+// the calls it is itself in. The count is of the caller's calls of any
+// endpoint, not only of the one closing (as when this was read from the
+// stack): a Close inside another endpoint's callback does not wait for a
+// call that may be waiting for that callback.
+var delivering, eventing, gating goid.Set
 
 var _ rmw.Subscription = (*Subscription)(nil)
 

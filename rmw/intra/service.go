@@ -2,8 +2,6 @@ package intra
 
 import (
 	"fmt"
-	"reflect"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -49,8 +47,6 @@ func newGate() *svcGate {
 }
 
 // invoke runs fn unless the gate is closed.
-//
-//go:noinline
 func (g *svcGate) invoke(fn func()) {
 	g.inflight.Add(1)
 	defer func() {
@@ -64,17 +60,17 @@ func (g *svcGate) invoke(fn func()) {
 	if g.closed.Load() {
 		return
 	}
+	tok := gating.Enter()
+	defer gating.Leave(tok)
 	fn()
 }
-
-var gateInvokeName = runtime.FuncForPC(reflect.ValueOf((*svcGate).invoke).Pointer()).Name()
 
 // wait returns once no more calls run than the caller is itself inside.
 func (g *svcGate) wait() {
 	if g.inflight.Load() == 0 {
 		return
 	}
-	own := int32(framesOnStack(gateInvokeName))
+	own := int32(gating.Count())
 	g.mu.Lock()
 	for g.inflight.Load() > own {
 		g.idle.Wait()

@@ -42,9 +42,9 @@
 // return, so no callback of it starts afterwards, and wait for the
 // callback of it that is running, if any (rmw.Transport states the
 // contract). Called on a goroutine that is itself running a deliver or
-// OnEvent function of an rtps Transport (this one or another: Go has no
-// goroutine identity, and the test is whether a callback frame of this
-// package is on the caller's stack), Close does not wait for the running
+// OnEvent function of an rtps Transport (this one or another: the
+// transports record which goroutines are handing out callbacks, with
+// internal/goid), Close does not wait for the running
 // callback, which may be its caller, and Transport.Close does not wait
 // for the transport's goroutines either; it still guarantees that no new
 // callback of what it closed starts after it returns.
@@ -73,14 +73,13 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nros-go/nros/internal/goid"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rmw_dds_common"
 	"github.com/nros-go/nros/rmw"
@@ -662,6 +661,8 @@ func (t *Transport) dispatch() {
 		return
 	}
 	t.draining = true
+	tok := dispatching.Enter()
+	defer dispatching.Leave(tok)
 	done := false
 	defer func() {
 		if !done { // a callback panicked
@@ -753,33 +754,15 @@ func (t *Transport) waitCallbacks(gate *atomic.Bool) {
 	t.cbWaiters.Add(-1)
 }
 
-// runCallbackName is the symbol of Transport.runCallback, whose frame on a
-// goroutine's stack means that goroutine is handing out a callback.
-var runCallbackName = runtime.FuncForPC(reflect.ValueOf((*Transport).runCallback).Pointer()).Name()
+// dispatching holds the goroutines handing out callbacks (in dispatch), of
+// any rtps Transport.
+var dispatching goid.Set
 
 // inCallback reports whether the calling goroutine is inside a deliver or
-// OnEvent function handed out by an rtps Transport. Go has no goroutine
-// identity, so it looks for runCallback on the stack (inlined frames
-// included); it is only asked when Close would otherwise wait.
-func inCallback() bool {
-	var pcs [64]uintptr
-	for skip := 2; ; skip += len(pcs) {
-		n := runtime.Callers(skip, pcs[:])
-		frames := runtime.CallersFrames(pcs[:n])
-		for {
-			f, more := frames.Next()
-			if f.Function == runCallbackName {
-				return true
-			}
-			if !more {
-				break
-			}
-		}
-		if n < len(pcs) {
-			return false
-		}
-	}
-}
+// OnEvent function handed out by an rtps Transport (any: a callback of one
+// transport closing another's endpoint must not wait for a callback that may
+// be waiting for it). It is only asked when Close would otherwise wait.
+func inCallback() bool { return dispatching.Has() }
 
 func (t *Transport) timerLoop() {
 	defer t.wg.Done()

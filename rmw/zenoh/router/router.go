@@ -49,6 +49,9 @@ type Config struct {
 	// the clock is restamped, or dropped with DropFutureTimestamp.
 	Timestamping        bool
 	DropFutureTimestamp bool
+	// Clock times the router's sessions and routed queries (nil:
+	// session.SystemClock).
+	Clock session.Clock
 	// Logger, when set, gets faces coming and going (info) and the
 	// session's diagnostics (debug).
 	Logger *slog.Logger
@@ -114,6 +117,9 @@ func Open(cfg Config) (*Router, error) {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.t = newTables(cfg.QueryTimeout, &r.stats)
+	if cfg.Clock != nil {
+		r.t.clock = cfg.Clock
+	}
 	if cfg.ZID.IsZero() {
 		cfg.ZID = wire.RandomZenohID()
 	}
@@ -123,7 +129,7 @@ func Open(cfg Config) (*Router, error) {
 	}
 	sc := session.Config{ZID: cfg.ZID, Mode: wire.Router, Listen: cfg.Listen, Connect: cfg.Connect,
 		Lease: cfg.Lease, BatchSize: cfg.BatchSize, NoQoS: cfg.NoQoS, HandshakeTimeout: cfg.HandshakeTimeout,
-		Trace: cfg.Trace, Logf: func(format string, args ...any) { r.log.Debug(fmt.Sprintf(format, args...)) }}
+		Clock: cfg.Clock, Trace: cfg.Trace, Logf: func(format string, args ...any) { r.log.Debug(fmt.Sprintf(format, args...)) }}
 	s, err := session.Open(sc, &handler{r: r})
 	if err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ type query struct {
 
 type pending struct {
 	q     *query
-	timer *time.Timer
+	timer session.Timer
 }
 
 func (f *face) newID() uint32 {
@@ -151,6 +151,7 @@ type Stats struct {
 type tables struct {
 	queryTimeout time.Duration
 	stats        *Stats
+	clock        session.Clock // times routed queries
 	// hlc, when set, stamps the puts that come without a timestamp and
 	// checks the others (dropping or restamping those too far ahead)
 	hlc        *hlc.Clock
@@ -166,7 +167,8 @@ type tables struct {
 }
 
 func newTables(queryTimeout time.Duration, stats *Stats) *tables {
-	t := &tables{queryTimeout: queryTimeout, stats: stats, faces: map[uint64]*face{}, pushRoutes: map[string][]*face{}}
+	t := &tables{queryTimeout: queryTimeout, stats: stats, faces: map[uint64]*face{}, pushRoutes: map[string][]*face{},
+		clock: session.SystemClock{}}
 	for k := range t.index {
 		t.index[k] = map[string]map[uint64]*face{}
 	}
@@ -774,7 +776,7 @@ func (t *tables) request(id uint64, key string, m *wire.Request) {
 		q.remaining++
 		p := &pending{q: q}
 		f.pending[rid] = p
-		p.timer = time.AfterFunc(timeout, func() { t.timeout(f, rid, p) })
+		p.timer = t.clock.AfterFunc(timeout, func() { t.timeout(f, rid, p) })
 	}
 	if q.remaining == 0 {
 		t.send(src, final, true)

@@ -46,6 +46,8 @@ type Config struct {
 	// InterestTimeout bounds how long an interest waits for the
 	// DeclareFinal of every face it was sent to (10 s).
 	InterestTimeout time.Duration
+	// Clock times the session (nil: SystemClock).
+	Clock Clock
 	// Logf, when set, receives diagnostics.
 	Logf func(format string, args ...any)
 	// Trace, when set, sees every batch a link reads (rx) or writes, the
@@ -76,6 +78,9 @@ func (c *Config) defaults() error {
 	}
 	if c.HandshakeTimeout <= 0 {
 		c.HandshakeTimeout = 10 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = SystemClock{}
 	}
 	if c.RetryMin <= 0 {
 		c.RetryMin = time.Second
@@ -342,12 +347,12 @@ type localInterest struct {
 	options wire.InterestOptions
 	key     string
 	waiting map[uint64]bool // faces whose DeclareFinal is awaited
-	timer   *time.Timer
+	timer   Timer
 }
 
 type pendingRequest struct {
 	waiting map[uint64]bool
-	timer   *time.Timer
+	timer   Timer
 }
 
 // ZID is this session's id.
@@ -565,11 +570,11 @@ func (s *Session) connectLoop(eps []link.Endpoint) {
 			continue
 		}
 		s.logf("zenoh: connect to %s: %v (retry in %v)", ep, err, backoff)
-		t := time.NewTimer(backoff)
+		wait, stop := after(s.cfg.Clock, backoff)
 		select {
-		case <-t.C:
+		case <-wait:
 		case <-s.ctx.Done():
-			t.Stop()
+			stop()
 			return
 		}
 		backoff = min(2*backoff, s.cfg.RetryMax)
@@ -602,7 +607,7 @@ func (s *Session) linkConfig(l link.Link) LinkConfig {
 
 // handshake runs INIT/OPEN on l within the handshake timeout.
 func (s *Session) handshake(l link.Link, initiator bool) (Params, error) {
-	timer := time.AfterFunc(s.cfg.HandshakeTimeout, func() { l.Close() })
+	timer := s.cfg.Clock.AfterFunc(s.cfg.HandshakeTimeout, func() { l.Close() })
 	defer timer.Stop()
 	stop := context.AfterFunc(s.ctx, func() { l.Close() })
 	defer stop()
@@ -1423,7 +1428,7 @@ func (s *Session) DeclareInterest(mode wire.InterestMode, options wire.InterestO
 				delete(s.interests, id)
 			}
 		} else {
-			i.timer = time.AfterFunc(s.cfg.InterestTimeout, func() { s.interestTimeout(id) })
+			i.timer = s.cfg.Clock.AfterFunc(s.cfg.InterestTimeout, func() { s.interestTimeout(id) })
 		}
 	}
 	if len(snapshot) > 0 {
@@ -1590,7 +1595,7 @@ func (s *Session) Request(key string, q *wire.Query, o RequestOptions) (uint32, 
 		return rid, nil
 	}
 	s.requests[rid] = r
-	r.timer = time.AfterFunc(o.Timeout, func() {
+	r.timer = s.cfg.Clock.AfterFunc(o.Timeout, func() {
 		s.mu.Lock()
 		_, ok := s.requests[rid]
 		delete(s.requests, rid)

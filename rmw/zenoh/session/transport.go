@@ -49,7 +49,7 @@ type transport struct {
 func newTransport(s *Session, l link.Link, p Params) *transport {
 	t := &transport{s: s, l: l, p: p, rx: NewRx(p, s.cfg.MaxMessageSize), tx: NewTx(p),
 		wake: make(chan struct{}, 1), closing: make(chan struct{})}
-	now := time.Now().UnixNano()
+	now := s.cfg.Clock.Now()
 	t.lastRx.Store(now)
 	t.lastTx.Store(now)
 	return t
@@ -107,7 +107,7 @@ func (t *transport) shutdown(err error, sendClose bool) {
 		}
 		close(t.closing)
 		t.signal()
-		time.AfterFunc(closeLinger, func() { t.l.Close() })
+		t.s.cfg.Clock.AfterFunc(closeLinger, func() { t.l.Close() })
 		if !sendClose {
 			t.l.Close()
 		}
@@ -137,7 +137,7 @@ func (t *transport) writer() {
 				t.shutdown(err, false)
 				return
 			}
-			t.lastTx.Store(time.Now().UnixNano())
+			t.lastTx.Store(t.s.cfg.Clock.Now())
 		}
 		select {
 		case <-t.closing:
@@ -169,14 +169,16 @@ func (t *transport) keepAliveInterval() time.Duration {
 func (t *transport) lease() {
 	defer t.wg.Done()
 	ka := t.keepAliveInterval()
-	tick := time.NewTicker(ka)
-	defer tick.Stop()
+	clk := t.s.cfg.Clock
+	tick, stop := after(clk, ka)
+	defer func() { stop() }()
 	for {
 		select {
 		case <-t.closing:
 			return
-		case now := <-tick.C:
-			n := now.UnixNano()
+		case <-tick:
+			tick, stop = after(clk, ka)
+			n := clk.Now()
 			if t.p.RemoteLease > 0 && time.Duration(n-t.lastRx.Load()) > t.p.RemoteLease {
 				t.shutdown(closeErr(wire.CloseExpired, "nothing received for %v", t.p.RemoteLease), true)
 				return
@@ -204,7 +206,7 @@ func (t *transport) reader() {
 			t.shutdown(err, false)
 			break
 		}
-		t.lastRx.Store(time.Now().UnixNano())
+		t.lastRx.Store(t.s.cfg.Clock.Now())
 		t.s.trace(t.l, true, buf[:n])
 		err = t.rx.Batch(buf[:n], func(m wire.NetworkMessage, reliable bool) {
 			t.s.dispatch(t.f, m, reliable)
