@@ -1,10 +1,10 @@
 #!/bin/sh
-# scripts/bench_secure.sh [REPS] [LOGDIR] - nros-go with DDS Security
+# scripts/bench-secure.sh [REPS] [LOGDIR] - nros-go with DDS Security
 # (SROS2, the governance `nros security` writes: RTPS SIGN, discovery,
 # metadata and data ENCRYPT) against secure Cyclone DDS, side by side.
 #
-#   sh scripts/bench_secure.sh        # 3 runs of every case
-#   LAT64=1000 sh scripts/bench_secure.sh 1
+#   sh scripts/bench-secure.sh        # 3 runs of every case
+#   LAT64=1000 sh scripts/bench-secure.sh 1
 #
 # Every run is in its own loopback-only namespace (interop/netns), the
 # repetitions interleaved as in scripts/bench.sh. Every participant is
@@ -29,7 +29,7 @@ NS=$root/interop/netns
 LAT64=${LAT64:-5000}
 CLOCKN=490
 
-say() { echo "bench_secure.sh: $*" >&2; }
+say() { echo "bench-secure.sh: $*" >&2; }
 
 if [ ! -x "$B/pingpong_cyclone" ] || [ ! -x "$B/clockpub_cyclone" ]; then
   say "building the interop peers into $B"
