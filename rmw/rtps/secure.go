@@ -545,19 +545,10 @@ func (s *secState) sendStateless(r *secRemote, class string, tok token.DataHolde
 // handleSubmessage takes the submessages of the stateless and volatile
 // builtin endpoints (t.mu held); it reports whether it did.
 func (s *secState) handleSubmessage(now int64, rs *wire.ReceiverState, sm *wire.Submessage) bool {
-	var w wire.EntityID
-	switch sm.ID {
-	case wire.SubmsgData:
-		w = sm.Data.WriterID
-	case wire.SubmsgDataFrag:
-		w = sm.DataFrag.WriterID
-	case wire.SubmsgHeartbeat:
-		w = sm.Heartbeat.WriterID
-	case wire.SubmsgHeartbeatFrag:
-		w = sm.HeartbeatFrag.WriterID
-	case wire.SubmsgGap:
-		w = sm.Gap.WriterID
-	case wire.SubmsgAckNack:
+	w, _, toReader := sm.WriterToReader()
+	switch {
+	case toReader:
+	case sm.ID == wire.SubmsgAckNack:
 		if sm.AckNack.WriterID == entVolatileW {
 			if r := s.remotes[rs.SourcePrefix]; r != nil && r.volW != nil {
 				r.volW.HandleSubmessage(now, rs, sm)
@@ -568,7 +559,7 @@ func (s *secState) handleSubmessage(now int64, rs *wire.ReceiverState, sm *wire.
 			return true
 		}
 		return false
-	case wire.SubmsgNackFrag:
+	case sm.ID == wire.SubmsgNackFrag:
 		if sm.NackFrag.WriterID == entVolatileW {
 			if r := s.remotes[rs.SourcePrefix]; r != nil && r.volW != nil {
 				r.volW.HandleSubmessage(now, rs, sm)

@@ -576,19 +576,10 @@ func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup boo
 			t.touchLocked(t.disc.NextDeadline())
 			continue
 		}
-		var wid, rid wire.EntityID
-		switch sm.ID {
-		case wire.SubmsgData:
-			wid, rid = sm.Data.WriterID, sm.Data.ReaderID
-		case wire.SubmsgDataFrag:
-			wid, rid = sm.DataFrag.WriterID, sm.DataFrag.ReaderID
-		case wire.SubmsgHeartbeat:
-			wid, rid = sm.Heartbeat.WriterID, sm.Heartbeat.ReaderID
-		case wire.SubmsgHeartbeatFrag:
-			wid, rid = sm.HeartbeatFrag.WriterID, sm.HeartbeatFrag.ReaderID
-		case wire.SubmsgGap:
-			wid, rid = sm.Gap.WriterID, sm.Gap.ReaderID
-		case wire.SubmsgAckNack:
+		wid, rid, toReader := sm.WriterToReader()
+		switch {
+		case toReader:
+		case sm.ID == wire.SubmsgAckNack:
 			if p := t.pubs[sm.AckNack.WriterID]; p != nil {
 				rg := r.State.SourceGUID(sm.AckNack.ReaderID)
 				if t.acks.Restarted(p.guid.Entity, rg, sm.AckNack.Count) && p.remote[rg] {
@@ -601,7 +592,7 @@ func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup boo
 				t.touchLocked(p.w.NextDeadline())
 			}
 			continue
-		case wire.SubmsgNackFrag:
+		case sm.ID == wire.SubmsgNackFrag:
 			if p := t.pubs[sm.NackFrag.WriterID]; p != nil {
 				p.w.HandleSubmessage(now, &r.State, sm)
 				t.touchLocked(p.w.NextDeadline())

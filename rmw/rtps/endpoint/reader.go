@@ -329,19 +329,8 @@ func (r *Reader) HandleMessage(now int64, msg []byte) {
 		if !rs.DestPrefix.IsZero() && rs.DestPrefix != r.cfg.GUID.Prefix {
 			continue
 		}
-		var to wire.EntityID
-		switch sm.ID {
-		case wire.SubmsgData:
-			to = sm.Data.ReaderID
-		case wire.SubmsgDataFrag:
-			to = sm.DataFrag.ReaderID
-		case wire.SubmsgHeartbeat:
-			to = sm.Heartbeat.ReaderID
-		case wire.SubmsgHeartbeatFrag:
-			to = sm.HeartbeatFrag.ReaderID
-		case wire.SubmsgGap:
-			to = sm.Gap.ReaderID
-		default:
+		_, to, ok := sm.WriterToReader()
+		if !ok {
 			continue
 		}
 		if to != wire.EntityIDUnknown && to != me {

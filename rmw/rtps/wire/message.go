@@ -254,6 +254,25 @@ type Submessage struct {
 // LittleEndian reports whether the submessage had the E flag set.
 func (s *Submessage) LittleEndian() bool { return s.Flags&FlagEndianness != 0 }
 
+// WriterToReader returns the writer and reader ids of a submessage that a
+// writer sends to its readers (DATA, DATA_FRAG, HEARTBEAT, HEARTBEAT_FRAG,
+// GAP); ok is false for every other kind.
+func (s *Submessage) WriterToReader() (writer, reader EntityID, ok bool) {
+	switch s.ID {
+	case SubmsgData:
+		return s.Data.WriterID, s.Data.ReaderID, true
+	case SubmsgDataFrag:
+		return s.DataFrag.WriterID, s.DataFrag.ReaderID, true
+	case SubmsgHeartbeat:
+		return s.Heartbeat.WriterID, s.Heartbeat.ReaderID, true
+	case SubmsgHeartbeatFrag:
+		return s.HeartbeatFrag.WriterID, s.HeartbeatFrag.ReaderID, true
+	case SubmsgGap:
+		return s.Gap.WriterID, s.Gap.ReaderID, true
+	}
+	return EntityID{}, EntityID{}, false
+}
+
 // MaxReplyLocators is how many INFO_REPLY locators of each list the
 // receiver state keeps; further ones are ignored.
 const MaxReplyLocators = 4
