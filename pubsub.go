@@ -3,6 +3,7 @@ package nros
 import (
 	"errors"
 	"fmt"
+	"github.com/nros-go/nros/internal/bufpool"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -392,18 +393,21 @@ func (s *Subscription[T]) deliver(smp rmw.Sample) {
 		s.mu.Unlock()
 		return
 	}
-	v := copyQueued(smp.Data)
+	// The sample waits for the executor as bytes (smp.Data is only lent for
+	// this call); the executor decodes it, so a type's UnmarshalCDR runs on
+	// the goroutine that spins.
+	v := bufpool.Copy(smp.Data)
 	s.received.Add(1)
 	if s.n == s.limit {
 		if s.keepAll {
 			// keep-all at its bound: refuse the newest, never lose queued data silently
 			s.lost.Add(1)
 			s.mu.Unlock()
-			releaseQueued(v)
+			bufpool.Put(v)
 			return
 		}
 		// keep-last: overwrite the oldest
-		releaseQueued(s.queue[s.head])
+		bufpool.Put(s.queue[s.head])
 		s.queue[s.head] = nil
 		s.head = (s.head + 1) % len(s.queue)
 		s.n--
@@ -472,7 +476,7 @@ func (s *Subscription[T]) execute() bool {
 	}
 	s.mu.Unlock()
 	v, err := s.decode(*buf)
-	releaseQueued(buf)
+	bufpool.Put(buf)
 	if err != nil {
 		s.dropped.Add(1)
 		if h := s.cfg.onDropped; h != nil {
@@ -543,7 +547,7 @@ func (s *Subscription[T]) close() error {
 	}
 	s.closed = true
 	for i := range s.n {
-		releaseQueued(s.queue[(s.head+i)%len(s.queue)])
+		bufpool.Put(s.queue[(s.head+i)%len(s.queue)])
 	}
 	clear(s.queue)
 	s.n = 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nros-go/nros/internal/bufpool"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -293,12 +294,12 @@ func (s *Service[Req, Resp]) deliver(r rmw.Request) {
 	}
 	s.received.Add(1)
 	if len(s.queue) >= s.limit {
-		releaseQueued(s.queue[0].data)
+		bufpool.Put(s.queue[0].data)
 		s.queue[0] = pendingRequest[Req]{}
 		s.queue = s.queue[1:]
 		s.lost.Add(1)
 	}
-	s.queue = append(s.queue, pendingRequest[Req]{data: copyQueued(r.Data), id: r.ID})
+	s.queue = append(s.queue, pendingRequest[Req]{data: bufpool.Copy(r.Data), id: r.ID})
 	e := s.exec
 	sched := e != nil && !s.scheduled
 	if sched {
@@ -342,7 +343,7 @@ func (s *Service[Req, Resp]) execute() bool {
 	}
 	s.mu.Unlock()
 	req, err := s.decodeRequest(*p.data)
-	releaseQueued(p.data)
+	bufpool.Put(p.data)
 	if err != nil {
 		s.dropped.Add(1)
 		return more
@@ -373,7 +374,7 @@ func (s *Service[Req, Resp]) close() error {
 	s.closed = true
 	s.closing.Store(true)
 	for _, p := range s.queue {
-		releaseQueued(p.data)
+		bufpool.Put(p.data)
 	}
 	s.queue = nil
 	s.mu.Unlock()

@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"fmt"
+	"github.com/nros-go/nros/internal/bufpool"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -295,7 +296,7 @@ func (s *Subscription) remoteSample(smp endpoint.Sample) {
 		return
 	}
 	s.t.st.Delivered++
-	buf := sampleBuf(smp.Payload)
+	buf := bufpool.Copy(smp.Payload)
 	s.t.callbacks = append(s.t.callbacks, callback{gate: &s.closed, sub: s, buf: buf,
 		smp: rmw.Sample{Data: *buf, SourceTimestamp: ts, PublisherGID: smp.Writer.Bytes()}})
 }
@@ -526,7 +527,7 @@ func (p *Publisher) Publish(data []byte) error {
 	case 0:
 	case 1: // the usual case: a pooled copy, returned after deliver
 		t.st.Delivered++
-		buf := sampleBuf(data)
+		buf := bufpool.Copy(data)
 		smp.Data = *buf
 		t.callbacks = append(t.callbacks, callback{gate: &p.local[0].closed, sub: p.local[0], smp: smp, buf: buf})
 	default: // one copy shared by every local subscription

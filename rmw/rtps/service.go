@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/nros-go/nros/internal/bufpool"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -353,7 +354,7 @@ func (t *Transport) queueService(s *Subscription, ts int64, writer wire.GUID, pa
 		return
 	}
 	t.st.Delivered++
-	buf := sampleBuf(payload)
+	buf := bufpool.Copy(payload)
 	if cut > 0 {
 		b := *buf
 		n := copy(b[4:], b[4+cut:])
@@ -367,7 +368,7 @@ func (t *Transport) queueService(s *Subscription, ts int64, writer wire.GUID, pa
 // this participant, for the local subscription s (t.mu held).
 func (t *Transport) queueLocalService(s *Subscription, ts int64, writer wire.GUID, data []byte, id rmw.RequestID) {
 	t.st.Delivered++
-	buf := sampleBuf(data)
+	buf := bufpool.Copy(data)
 	t.callbacks = append(t.callbacks, callback{gate: &s.closed, sub: s, buf: buf, id: id,
 		smp: rmw.Sample{Data: *buf, SourceTimestamp: ts, PublisherGID: writer.Bytes()}})
 }

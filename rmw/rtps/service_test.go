@@ -3,6 +3,7 @@ package rtps
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/nros-go/nros/internal/bufpool"
 	"net/netip"
 	"sync"
 	"testing"
@@ -344,7 +345,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		// The receive path cuts Cyclone's header out of a pooled copy in
 		// place: the same body as DecodeResponse's.
 		if id2, cut, err2 := responseIdentity(payload, pl); err == nil {
-			buf := sampleBuf(payload)
+			buf := bufpool.Copy(payload)
 			b := *buf
 			n := copy(b[4:], b[4+cut:])
 			if err2 != nil || id2 != id || !bytes.Equal(b[:4+n], body) {

@@ -72,6 +72,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/nros-go/nros/internal/bufpool"
 	"net/netip"
 	"slices"
 	"strings"
@@ -719,7 +720,7 @@ func (t *Transport) runCallback(c *callback) {
 		t.mu.Unlock()
 	}
 	if c.buf != nil {
-		putSampleBuf(c.buf)
+		bufpool.Put(c.buf)
 	}
 }
 
