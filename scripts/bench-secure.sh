@@ -80,34 +80,10 @@ for r in $(seq 1 "$R"); do
 done
 say "measured in $(($(date +%s) - t0)) s; logs in $L"
 
-# ---- summary (helpers as in scripts/bench.sh) ----------------------------
+# ---- summary ------------------------------------------------------------
 
-field() {
-  k=$1
-  shift
-  cat "$@" 2>/dev/null | grep -E '^(go|go-direct|cyclone|fastdds) ' | tr ' ' '\n' | sed -n "s/^$k=//p"
-}
-
-med() {
-  sort -g | awk '{ v[NR] = $1 } END {
-    if (NR == 0) { print "-"; exit }
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    if (NR == 1) printf "%.1f\n", m; else printf "%.1f [%.1f..%.1f]\n", m, v[1], v[NR] }'
-}
-
-first() { echo "$1" | cut -d' ' -f1; }
-
-ratio() {
-  awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f\n", a / b }'
-}
-
-clockpair() {
-  awk 'NR == FNR { w[$2 " " $3] = $1; next } ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$1" "$2" |
-    sort -g | awk '{ v[NR] = $1 } END {
-      if (NR == 0) exit
-      i50 = int((NR * 50 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
-      printf "%s %s %d\n", v[i50], v[i99], NR }'
-}
+# shellcheck source=scripts/benchlib.sh
+. "$root/scripts/benchlib.sh"
 
 name() { [ "$1" = go ] && echo Go || echo Cyclone; }
 
