@@ -262,7 +262,12 @@ func TestGoSecureClockFromPeer(t *testing.T) {
 			if n != 530 && (!raceEnabled || n < 500) {
 				t.Errorf("got %d of 530 samples (first %v); security %+v", n, first[:min(5, n)], st)
 			}
-			if st.Refused != 0 || st.Unprotected != 0 {
+			// A protected submessage that comes before its sender's key
+			// material (the tokens travel on the reliable volatile
+			// channel, the samples on their own writers) cannot be
+			// decoded yet and is counted UnknownKey; the writer resends
+			// it. Nothing may fail to verify, and every sample arrived.
+			if st.Refused-st.UnknownKey != 0 || st.Unprotected != 0 {
 				t.Errorf("security %+v", st)
 			}
 		})
