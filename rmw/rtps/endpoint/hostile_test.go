@@ -399,3 +399,70 @@ func TestPropertyForgedClaims(t *testing.T) {
 		t.Fatal("no forgery was taken in: the test proves nothing")
 	}
 }
+
+// A Cyclone DDS reader starts a volatile session at the first HEARTBEAT it
+// sees and, until then, sends a preemptive ACKNACK every second, each with
+// count 0. The writer answers every one of them (not only the first: they
+// are not stale repeats) and, while the reader has said nothing but count
+// 0, keeps offering non-final HEARTBEATs at HeartbeatPeriod, so that a lost
+// HEARTBEAT does not leave the reader unsynchronised until the first sample
+// (whose loss it would then never ask for). A count-1 ACKNACK, sent after
+// a HEARTBEAT, ends it: with nothing written, no more HEARTBEATs.
+func TestPreemptiveAckNackSync(t *testing.T) {
+	var at []int64
+	var finals []bool
+	now := int64(0)
+	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, Depth: 4}, OutputFunc(func(to []wire.Locator, msg []byte) {
+		var rd wire.Reader
+		if rd.Reset(msg) != nil {
+			return
+		}
+		for {
+			sm, err := rd.Next()
+			if err != nil || sm == nil {
+				return
+			}
+			if sm.ID == wire.SubmsgHeartbeat && sm.Heartbeat.ReaderID == guidR.Entity {
+				at = append(at, now)
+				finals = append(finals, sm.Heartbeat.Final)
+			}
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.MatchReader(now, guidR, []wire.Locator{locR}, true, false)
+	if len(at) != 1 {
+		t.Fatalf("%d HEARTBEATs on match, want 1", len(at))
+	}
+	src := wire.ReceiverState{SourcePrefix: prefixR}
+	ack := func(count wire.Count) {
+		an := wire.Submessage{ID: wire.SubmsgAckNack, AckNack: wire.AckNack{ReaderID: guidR.Entity, WriterID: guidW.Entity,
+			ReaderSNState: wire.SequenceNumberSet{Base: 1}, Count: count}}
+		w.HandleSubmessage(now, &src, &an)
+	}
+	for i := range 3 {
+		at, finals = at[:0], finals[:0]
+		start := now
+		ack(0) // lost HEARTBEATs: the reader asks again, count 0 each time
+		hbTimes(t, &now, start+1e9, w, &at)
+		if len(at) < 5 || at[0]-start > DefaultHeartbeatPeriod/10 {
+			t.Fatalf("preemptive ACKNACK %d at %d: HEARTBEATs at %v", i, start, at)
+		}
+		for j, f := range finals {
+			if f {
+				t.Fatalf("preemptive ACKNACK %d: HEARTBEAT %d is final", i, j)
+			}
+		}
+		now = start + 1e9
+	}
+	if s := w.Stats(); s.StaleCount != 0 {
+		t.Fatalf("count-0 ACKNACKs counted stale: %+v", s)
+	}
+	ack(1)
+	at = at[:0]
+	hbTimes(t, &now, now+10e9, w, &at)
+	if len(at) > 1 || w.NextDeadline() != Never {
+		t.Fatalf("after the reader's count-1 ACKNACK: HEARTBEATs at %v, next %d", at, w.NextDeadline())
+	}
+}

@@ -147,6 +147,17 @@ type readerProxy struct {
 	silent     bool
 }
 
+// syncing reports whether p (reliable) may not have seen a HEARTBEAT yet:
+// it has not answered one, or only with count 0, as a Cyclone DDS reader
+// does before its first HEARTBEAT. Such a reader gets non-final
+// HEARTBEATs until it answers: a volatile Cyclone DDS reader starts its
+// session at the first HEARTBEAT it sees and never asks for what was
+// written before that, so a lost HEARTBEAT must not wait for the first
+// sample to be corrected.
+func (p *readerProxy) syncing() bool {
+	return p.reliable && (!p.haveCount || p.lastCount == 0)
+}
+
 // Writer is the RTPS writer state machine of one DDS DataWriter. See the
 // package documentation for its behaviour and concurrency contract (not
 // safe for concurrent use).
@@ -448,7 +459,7 @@ func (w *Writer) WriteChange(now int64, c *Change) (wire.SequenceNumber, error) 
 // scheduleHB arms the periodic HEARTBEAT of p if it is behind (and has
 // not been given up).
 func (w *Writer) scheduleHB(now int64, p *readerProxy) {
-	if p.acked <= w.lastSN && p.nextHB == Never && !p.silent {
+	if (p.acked <= w.lastSN || p.syncing()) && p.nextHB == Never && !p.silent {
 		p.nextHB = now + w.hbInterval(p)
 	}
 }
@@ -683,7 +694,10 @@ func (w *Writer) handleAckNack(now int64, g wire.GUID, a *wire.AckNack) {
 		w.st.Malformed++
 		return
 	}
-	if p.haveCount && a.Count <= p.lastCount {
+	// Cyclone DDS numbers every preemptive ACKNACK (sent once a second
+	// until its reader has seen a HEARTBEAT) 0: a repeat, not a replay.
+	preemptive := a.Count == 0 && a.ReaderSNState.NumBits == 0
+	if p.haveCount && a.Count <= p.lastCount && !(preemptive && p.lastCount == 0) {
 		w.st.StaleCount++
 		return
 	}
@@ -715,14 +729,14 @@ func (w *Writer) handleAckNack(now int64, g wire.GUID, a *wire.AckNack) {
 		if p.reqAt == Never {
 			p.reqAt = now + w.cfg.NackResponseDelay
 		}
-	} else if base <= w.lastSN || firstAck {
+	} else if base <= w.lastSN || firstAck || preemptive {
 		// behind, asking for nothing (preemptive ACKNACK, or SNs it does
 		// not want), or its first ACKNACK: answer with a HEARTBEAT,
 		// rate-limited (final if the reader is not behind)
 		p.forceHB = true
 		p.nextHB = min(p.nextHB, max(now, p.lastHB+w.cfg.HeartbeatPeriod/10))
 	}
-	if p.acked > w.lastSN && !p.forceHB {
+	if p.acked > w.lastSN && !p.forceHB && !p.syncing() {
 		p.nextHB = Never
 	}
 	if p.reqAt <= now {
@@ -915,13 +929,13 @@ func (w *Writer) appendGaps(p *readerProxy, first wire.SequenceNumber) {
 
 // heartbeatDue sends p its periodic (or requested) HEARTBEAT.
 func (w *Writer) heartbeatDue(now int64, p *readerProxy) {
-	behind := p.acked <= w.lastSN
-	if behind || p.forceHB {
-		w.sendHeartbeatTo(now, p, !behind)
+	behind, syncing := p.acked <= w.lastSN, p.syncing()
+	if behind || syncing || p.forceHB {
+		w.sendHeartbeatTo(now, p, !behind && !syncing)
 	}
 	p.forceHB = false
 	p.nextHB = Never
-	if !behind {
+	if !behind && !syncing {
 		return
 	}
 	if !p.haveCount && p.unanswered >= w.cfg.MaxUnansweredHeartbeats {
