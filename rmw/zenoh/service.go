@@ -62,19 +62,27 @@ func (t *Transport) NewServiceServer(node rmw.NodeInfo, service, reqType, respTy
 	s := &Server{t: t, key: key, node: sp.node, handle: handle, pending: map[reqKey]*query{}}
 	s.qbl = &queryable{key: key, complete: ros.ServiceQueryableComplete, handle: s.onQuery}
 	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, ErrClosed
+	}
+	// The queryable before the token, as rmw_zenoh declares them: a peer
+	// learns of both in that order on one link, so a client that saw the
+	// server in the graph (the token) asks a session that already knows
+	// where to send the query. The other way round a request sent at once
+	// found no queryable, ended with no reply, and the call hung.
+	if s.declID, err = t.sess.DeclareQueryable(key, ros.ServiceQueryableComplete); err != nil {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("zenoh: queryable: %w", err)
+	}
 	ge, tokID, err := t.newEndpointLocked(sp, &s.g, opts.OnEvent)
 	if err != nil {
+		_ = t.sess.UndeclareQueryable(s.declID)
 		t.mu.Unlock()
 		return nil, err
 	}
 	s.ge, s.tokID = ge, tokID
 	t.addQueryableLocked(s.qbl)
-	if s.declID, err = t.sess.DeclareQueryable(key, ros.ServiceQueryableComplete); err != nil {
-		t.removeQueryableLocked(s.qbl)
-		t.closeEndpointLocked(ge, tokID, sp.node)
-		t.mu.Unlock()
-		return nil, fmt.Errorf("zenoh: queryable: %w", err)
-	}
 	t.eps[s] = struct{}{}
 	t.mu.Unlock()
 	t.drainEvents()

@@ -64,15 +64,19 @@ type observer struct {
 	pushes  []*sample
 	replies []*wire.Put
 	finals  int
+	decls   []string // kinds, in the order declared
 	s       *session.Session
 }
 
 func (o *observer) Declared(_ *session.Face, d session.Decl) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !d.Undeclare {
+		o.decls = append(o.decls, d.Kind.String())
+	}
 	if d.Kind != session.KindToken {
 		return
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if d.Undeclare {
 		o.gone = append(o.gone, d.Key)
 	} else {
@@ -520,6 +524,36 @@ func TestHashlessSubscriptionHearsAnyHash(t *testing.T) {
 		synctest.Wait()
 		if n := got.Load(); n != 3 {
 			t.Fatalf("the hashless subscription heard %d of 3 samples", n)
+		}
+	})
+}
+
+// A service server declares its queryable before its SS token, as
+// rmw_zenoh does: a peer that saw the token in the graph and queries at
+// once must already know where the queryable is, or its query ends at once
+// with no reply (a call that never returns; seen as lost calls in
+// TestServiceSoakConcurrentCallers/zenoh).
+func TestServerQueryableBeforeToken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		name := memName(t)
+		o := openObserver(t, name)
+		tr := newT(t, memConfig("", name))
+		synctest.Wait()
+		o.mu.Lock()
+		o.decls = nil
+		o.mu.Unlock()
+		node := rmw.NodeInfo{Name: "adder", Namespace: "/"}
+		if _, err := tr.NewServiceServer(node, "/add_two_ints", "example_interfaces/srv/AddTwoInts_Request", "example_interfaces/srv/AddTwoInts_Response",
+			default10, func(rmw.Request) {}, rmw.EndpointOptions{TypeHash: hashAdd}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		// the node's token and the queryable (the node's is declared with
+		// its first endpoint), the server's token last
+		if q := slices.Index(o.decls, "queryable"); len(o.decls) != 3 || q < 0 || o.decls[2] != "token" {
+			t.Fatalf("declared %v, want the queryable before the server's token", o.decls)
 		}
 	})
 }
