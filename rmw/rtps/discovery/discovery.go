@@ -118,9 +118,10 @@ type Participant struct {
 	metaLocs   []wire.Locator // MetaLocators, computed once per announcement
 
 	// probes (while unconfirmed)
-	probes    int
-	lastProbe int64
-	nextProbe int64
+	probes     int
+	lastProbe  int64
+	nextProbe  int64
+	probeBytes int // bytes of the probes sent to it (refunded when it answers)
 }
 
 // Confirmed reports whether the participant has answered (sent
@@ -969,6 +970,7 @@ func (d *Discovery) confirm(now int64, prefix wire.GuidPrefix) {
 	d.bytes += confirmedOverhead
 	p.heard = now
 	p.nextProbe = endpoint.Never
+	d.refundProbes(now, p)
 	for _, l := range p.MetaLocators() {
 		delete(d.probeLocs, l) // it answers there: no back-off
 	}

@@ -34,9 +34,13 @@ import (
 // back-off (1 s doubling to 30 s, for all participants naming it, as
 // Cyclone DDS ages the locators it probes); and all probes together stay
 // within 4 KiB plus 0.25 % of the SPDP bytes received from unconfirmed
-// participants, both counted over a sliding window (1 min half-life). So a
-// flood of forged participants gets back a fraction of a percent of what
-// it sends, however fast or slow it is. Probes only speed discovery up: a
+// participants, both counted over a sliding window (1 min half-life). The
+// probes of a participant that answers are given back to that budget: they
+// reached a peer. So a flood of forged participants gets back well under
+// a percent of what it sends, however fast or slow it is, while a launch
+// of many real processes, whose peers answer, probes them all. A probe the
+// budget holds back is tried again a second later and does not count
+// against the participant's free probes. Probes only speed discovery up: a
 // peer that gets none still learns of us from the periodic announcements
 // and then answers.
 //
@@ -172,13 +176,6 @@ func (d *Discovery) gcProbeLocs(now int64) {
 // probe sends p (unconfirmed) its probe as far as the limits allow, and
 // schedules the next.
 func (d *Discovery) probe(now int64, p *Participant) {
-	p.probes++
-	p.lastProbe = now
-	if p.probes < probeFree {
-		p.nextProbe = now + probeBase<<(p.probes-1)
-	} else {
-		p.nextProbe = endpoint.Never // until it announces itself again
-	}
 	d.b.Reset(d.buf[:0], d.hdr)
 	if d.cfg.WallNow != nil {
 		d.b.InfoTS(wire.TimeFromNanos(d.cfg.WallNow()))
@@ -211,12 +208,30 @@ func (d *Discovery) probe(now int64, p *Participant) {
 	}
 	d.scratch = to[:0]
 	if len(to) == 0 {
+		// held back: again in a second, not counted as one of its probes
 		d.st.ProbesLimited++
+		p.nextProbe = now + probeBase
 		return
+	}
+	p.probes++
+	p.lastProbe = now
+	p.probeBytes += len(d.buf) * len(to)
+	if p.probes < probeFree {
+		p.nextProbe = now + probeBase<<(p.probes-1)
+	} else {
+		p.nextProbe = endpoint.Never // until it announces itself again
 	}
 	d.cfg.Output.Send(to, d.buf)
 	d.st.ProbesSent++
 	d.st.SPDPSent++
+}
+
+// refundProbes gives the probes sent to p, which answered, back to the
+// global probe budget.
+func (d *Discovery) refundProbes(now int64, p *Participant) {
+	d.decayProbes(now)
+	d.probeSent = max(0, d.probeSent-float64(p.probeBytes))
+	p.probeBytes = 0
 }
 
 // probeDue probes the unconfirmed participants whose probe is due.
