@@ -27,10 +27,13 @@ import (
 // its own simulated time, so two contexts can follow different simulations
 // (the spec's "one simulated clock per image" limit is per context here).
 type Context struct {
-	src   clock.Sources
-	ov    *clock.Override
-	ros   *Clock
-	jumps *jumpRegistry
+	src clock.Sources
+	// ownClock: WithClockSources or WithClockTimers gave the context
+	// clocks of the caller's, which its default transport runs on too.
+	ownClock bool
+	ov       *clock.Override
+	ros      *Clock
+	jumps    *jumpRegistry
 
 	mu           sync.Mutex
 	args         *rosargs.Args
@@ -77,6 +80,7 @@ func WithClockSources(steady, system func() int64) ContextOption {
 		timer := c.src.Timer
 		c.src = clock.NewSources(steady, system)
 		c.src.Timer = timer
+		c.ownClock = true
 	}
 }
 
@@ -95,6 +99,7 @@ func WithClockTimers(after func(d time.Duration, f func()) (cancel func() bool))
 			c.src.Timer = nil
 			return
 		}
+		c.ownClock = true
 		c.src.Timer = func(d time.Duration, f func()) clock.Timer {
 			t := &callerTimer{after: after, f: f}
 			t.cancel = after(d, f)
@@ -267,6 +272,9 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		if err != nil {
 			return nil, fmt.Errorf("nros: %w", err)
 		}
+		if c.ownClock {
+			cfg.Clock = transportClock{c.src}
+		}
 		log := c.logger("rmw_zenoh_cpp")
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
 		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
@@ -280,6 +288,9 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		if err != nil {
 			return nil, fmt.Errorf("nros: %w", err)
 		}
+		if c.ownClock {
+			cfg.Clock = transportClock{c.src}
+		}
 		log := c.logger("rtps")
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
 		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
@@ -292,6 +303,21 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		}
 		return t, nil
 	}
+}
+
+// transportClock is a context's steady clock and timers as the default
+// transports take them (rtps.Clock and zenoh.Clock have these methods):
+// their heartbeats, leases and timeouts then pass as the context's clock
+// does, which a harness such as simtest steps.
+type transportClock struct{ src clock.Sources }
+
+func (c transportClock) Now() int64 { return int64(c.src.Steady()) }
+
+func (c transportClock) After(d time.Duration) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	var once sync.Once
+	t := c.src.AfterFunc(d, func() { once.Do(func() { close(ch) }) })
+	return ch, func() { t.Stop() }
 }
 
 // securityConfig applies SROS2's environment (ROS_SECURITY_ENABLE,

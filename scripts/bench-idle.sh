@@ -33,7 +33,11 @@ L=$(mktemp -d /tmp/nros-bench-idle.XXXXXX)
 trap 'rm -rf "$L"' EXIT
 cyc=$root/interop/build/chattersub_cyclone
 [ -x "$cyc" ] || { echo "bench-idle.sh: $cyc missing (sh interop/build.sh)" >&2; exit 77; }
-(cd "$root" && go build -o "$L/listener" ./examples/listener)
+# The Go program is built as nros-go deploys: pure Go, static (CGO_ENABLED=0,
+# no libc mapped); CGO_ENABLED=1 measures the toolchain's default on a machine
+# with a C compiler, whose dynamic libc adds about 1.5 MiB of RSS a process.
+CGO=${CGO_ENABLED:-0}
+(cd "$root" && CGO_ENABLED=$CGO go build -o "$L/listener" ./examples/listener)
 
 # phase VENDOR N: runs inside a fresh namespace; prints "cpu pkts rss alive".
 cat >"$L/phase.sh" <<'SH'
@@ -79,7 +83,7 @@ awk -v t=$((t1 - t0)) -v k=$((k1 - k0)) -v s0="$s0" -v s1="$s1" -v n="$n" -v hz=
   'BEGIN { w = s1 - s0; a = alive ? alive : 1; printf "%.3f %.2f %.1f %.2f %d\n", t / hz / w / n * 100, k / w / n, rss / a / 1024, pss / a / 1024, alive }'
 SH
 
-echo "# bench-idle: $R x N in {$NS}, warm-up ${WARM} s, window ${W} s; $(uptime)"
+echo "# bench-idle: $R x N in {$NS}, warm-up ${WARM} s, window ${W} s, Go built with CGO_ENABLED=$CGO; $(uptime)"
 printf '%-4s %-4s %-8s %10s %10s %9s %9s %6s\n' rep N vendor "cpu%/proc" "pkt/s/proc" "rss MiB" "pss MiB" alive
 for r in $(seq 1 "$R"); do
   for n in $NS; do

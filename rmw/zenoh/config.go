@@ -15,7 +15,8 @@ import (
 )
 
 // Clock is the monotonic time source of a Transport: the heartbeats of
-// transient-local publishers and the router check run on it. It is never
+// transient-local publishers, the router check and the session's timeouts
+// run on it. It is never
 // ROS time. rmw/rtps's Clock has the same methods, so one value serves
 // both transports.
 type Clock interface {
@@ -46,7 +47,9 @@ type Config struct {
 	// config.NoRouterGiveUp after the last (as rmw_zenoh does with
 	// ZENOH_ROUTER_CHECK_ATTEMPTS). 0 checks nothing.
 	RouterCheckAttempts uint64
-	// Clock is the monotonic clock; nil means the system's.
+	// Clock is the monotonic clock of the transport and of its session
+	// (handshake, reconnection, interest and query timeouts); nil means
+	// the system's.
 	Clock Clock
 	// WallNow returns the wall-clock time in ns since the Unix epoch, for
 	// the source timestamps of attachments and zenoh timestamps; nil

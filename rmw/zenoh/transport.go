@@ -95,6 +95,7 @@ type pendingEvent struct {
 // New opens a zenoh session as cfg says (listening and connecting in the
 // background) and returns the transport on it.
 func New(cfg Config) (*Transport, error) {
+	ownClock := cfg.Clock != nil
 	cfg.setDefaults()
 	sc, err := sessionConfig(cfg.Zenoh, cfg.Logf)
 	if err != nil {
@@ -110,8 +111,12 @@ func New(cfg Config) (*Transport, error) {
 	if t.qTimeout <= 0 {
 		t.qTimeout = 10 * time.Second
 	}
+	if ownClock {
+		sc.Clock = sessionClock{c: cfg.Clock, done: t.done}
+	}
 	s, err := session.Open(sc, handler{t})
 	if err != nil {
+		close(t.done)
 		return nil, fmt.Errorf("zenoh: %w", err)
 	}
 	t.sess = s
@@ -121,10 +126,12 @@ func New(cfg Config) (*Transport, error) {
 	// routers send them because of this interest.
 	if _, err := s.DeclareInterest(wire.InterestCurrentFuture, wire.InterestTokens|wire.InterestKeyExprs, ros.LivelinessKeyAll(cfg.Domain)); err != nil {
 		s.Close()
+		close(t.done)
 		return nil, fmt.Errorf("zenoh: liveliness interest: %w", err)
 	}
 	if err := t.waitConnect(); err != nil {
 		s.Close()
+		close(t.done)
 		return nil, err
 	}
 	if cfg.RouterCheckAttempts > 0 && sc.Mode == wire.Peer {

@@ -557,3 +557,72 @@ func TestServerQueryableBeforeToken(t *testing.T) {
 		}
 	})
 }
+
+// manualClock is a Clock that moves only when the test says.
+type manualClock struct {
+	mu    sync.Mutex
+	now   int64
+	waits map[*struct{}]manualWait
+}
+
+type manualWait struct {
+	at int64
+	ch chan struct{}
+}
+
+func (c *manualClock) Now() int64 { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *manualClock) After(d time.Duration) (<-chan struct{}, func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waits == nil {
+		c.waits = map[*struct{}]manualWait{}
+	}
+	k, ch := new(struct{}), make(chan struct{})
+	c.waits[k] = manualWait{c.now + int64(d), ch}
+	return ch, func() { c.mu.Lock(); delete(c.waits, k); c.mu.Unlock() }
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now += int64(d)
+	for k, w := range c.waits {
+		if w.at <= c.now {
+			close(w.ch)
+			delete(c.waits, k)
+		}
+	}
+}
+
+// The session runs on Config.Clock too: a query that a peer's queryable
+// never ends is given up when the transport's clock passes its timeout,
+// not the runtime's (so a harness that owns time steps it).
+func TestSessionRunsOnConfigClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		name := memName(t)
+		o := openObserver(t, name) // its queryable never answers
+		if _, err := o.s.DeclareQueryable("svc/**", true); err != nil {
+			t.Fatal(err)
+		}
+		clk := &manualClock{}
+		cfg := memConfig("", name)
+		cfg.Clock = clk
+		tr := newT(t, cfg)
+		synctest.Wait()
+		var ended atomic.Bool
+		if err := tr.query("svc/x", "", nil, nil, wire.TargetAllComplete, time.Second, &outQuery{onFinal: func() { ended.Store(true) }}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		if ended.Load() {
+			t.Fatal("the query timed out on the runtime's clock")
+		}
+		clk.advance(time.Second)
+		synctest.Wait()
+		if !ended.Load() {
+			t.Fatal("the query did not time out when the transport's clock passed its timeout")
+		}
+	})
+}
