@@ -16,7 +16,6 @@ import (
 	"github.com/nros-go/nros/rmw/intra"
 	"github.com/nros-go/nros/rmw/rtps"
 	"github.com/nros-go/nros/rmw/rtps/security/keystore"
-	"github.com/nros-go/nros/rmw/zenoh"
 )
 
 // Context is one ROS runtime instance: it owns one simulated clock (the
@@ -268,21 +267,7 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 	case "intra":
 		return intra.New(), nil
 	case "zenoh":
-		cfg, err := zenoh.ConfigFromEnv()
-		if err != nil {
-			return nil, fmt.Errorf("nros: %w", err)
-		}
-		if c.ownClock {
-			cfg.Clock = transportClock{c.src}
-		}
-		log := c.logger("rmw_zenoh_cpp")
-		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
-		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
-		t, err := zenoh.New(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("nros: starting the Zenoh transport: %w", err)
-		}
-		return t, nil
+		return c.newZenohTransport()
 	default:
 		cfg, err := rtps.ConfigFromEnv()
 		if err != nil {

@@ -66,6 +66,10 @@ for target in linux/amd64 linux/arm64 linux/arm darwin/arm64 windows/amd64; do
   fi
 done
 [ -z "$crossfail" ] || { echo "test.sh: the cross-build failed for:$crossfail" >&2; exit 1; }
+# A DDS-only build (-tags nros_nozenoh) compiles, vets and refuses Zenoh.
+go vet -tags nros_nozenoh .
+go test -count=1 -tags nros_nozenoh -run '^TestNoZenohBuild$' . | grep -q '^ok' || { echo "test.sh: the nros_nozenoh build failed its test" >&2; exit 1; }
+echo "ok  	-tags nros_nozenoh"
 
 step "go test -race ./... (in a loopback-only network namespace)"
 # The interop package runs on its own, after the others: its real-time

@@ -1,0 +1,31 @@
+//go:build !nros_nozenoh
+
+package nros
+
+import (
+	"fmt"
+
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/zenoh"
+)
+
+// newZenohTransport makes the context's default Zenoh transport, configured
+// as rmw_zenoh is (ZENOH_SESSION_CONFIG_URI, ZENOH_CONFIG_OVERRIDE,
+// ROS_DOMAIN_ID).
+func (c *Context) newZenohTransport() (rmw.Transport, error) {
+	cfg, err := zenoh.ConfigFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("nros: %w", err)
+	}
+	if c.ownClock {
+		cfg.Clock = transportClock{c.src}
+	}
+	log := c.logger("rmw_zenoh_cpp")
+	cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
+	cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+	t, err := zenoh.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("nros: starting the Zenoh transport: %w", err)
+	}
+	return t, nil
+}
