@@ -277,8 +277,7 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 			cfg.Clock = transportClock{c.src}
 		}
 		log := c.logger("rtps")
-		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
-		cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+		cfg.Logf, cfg.Warnf = transportLogs(log)
 		if err := c.securityConfig(&cfg, log); err != nil {
 			return nil, err
 		}
@@ -288,6 +287,13 @@ func (c *Context) newDefaultTransport() (rmw.Transport, error) {
 		}
 		return t, nil
 	}
+}
+
+// transportLogs returns a transport's Logf (debug) and Warnf (warning) on
+// log.
+func transportLogs(log *slog.Logger) (logf, warnf func(format string, args ...any)) {
+	return func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) },
+		func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
 }
 
 // transportClock is a context's steady clock and timers as the default

@@ -20,9 +20,7 @@ func (c *Context) newZenohTransport() (rmw.Transport, error) {
 	if c.ownClock {
 		cfg.Clock = transportClock{c.src}
 	}
-	log := c.logger("rmw_zenoh_cpp")
-	cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
-	cfg.Warnf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+	cfg.Logf, cfg.Warnf = transportLogs(c.logger("rmw_zenoh_cpp"))
 	t, err := zenoh.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("nros: starting the Zenoh transport: %w", err)

@@ -245,15 +245,10 @@ func hbTimes(t *testing.T, now *int64, stop int64, w *Writer, sent *[]int64) {
 	}
 }
 
-// A reliable reader that never answers gets HEARTBEATs less and less often
-// (three at HeartbeatPeriod, then doubling up to MaxHeartbeatPeriod, as
-// Cyclone DDS backs off), none after MaxUnansweredHeartbeats, and the
-// writer takes up again at its first ACKNACK. A reader that did answer once
-// and then went quiet is backed off but not given up (its lease decides).
-func TestHeartbeatBackoff(t *testing.T) {
-	var at []int64
-	now := int64(0)
-	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, TransientLocal: true, Depth: 4}, OutputFunc(func(to []wire.Locator, msg []byte) {
+// heartbeatsTo is a writer Output that calls rec for every HEARTBEAT
+// addressed to reader.
+func heartbeatsTo(reader wire.EntityID, rec func(*wire.Heartbeat)) Output {
+	return OutputFunc(func(_ []wire.Locator, msg []byte) {
 		var rd wire.Reader
 		if rd.Reset(msg) != nil {
 			return
@@ -263,11 +258,23 @@ func TestHeartbeatBackoff(t *testing.T) {
 			if err != nil || sm == nil {
 				return
 			}
-			if sm.ID == wire.SubmsgHeartbeat && sm.Heartbeat.ReaderID == guidR.Entity {
-				at = append(at, now)
+			if sm.ID == wire.SubmsgHeartbeat && sm.Heartbeat.ReaderID == reader {
+				rec(&sm.Heartbeat)
 			}
 		}
-	}))
+	})
+}
+
+// A reliable reader that never answers gets HEARTBEATs less and less often
+// (three at HeartbeatPeriod, then doubling up to MaxHeartbeatPeriod, as
+// Cyclone DDS backs off), none after MaxUnansweredHeartbeats, and the
+// writer takes up again at its first ACKNACK. A reader that did answer once
+// and then went quiet is backed off but not given up (its lease decides).
+func TestHeartbeatBackoff(t *testing.T) {
+	var at []int64
+	now := int64(0)
+	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, TransientLocal: true, Depth: 4},
+		heartbeatsTo(guidR.Entity, func(*wire.Heartbeat) { at = append(at, now) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,21 +419,9 @@ func TestPreemptiveAckNackSync(t *testing.T) {
 	var at []int64
 	var finals []bool
 	now := int64(0)
-	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, Depth: 4}, OutputFunc(func(to []wire.Locator, msg []byte) {
-		var rd wire.Reader
-		if rd.Reset(msg) != nil {
-			return
-		}
-		for {
-			sm, err := rd.Next()
-			if err != nil || sm == nil {
-				return
-			}
-			if sm.ID == wire.SubmsgHeartbeat && sm.Heartbeat.ReaderID == guidR.Entity {
-				at = append(at, now)
-				finals = append(finals, sm.Heartbeat.Final)
-			}
-		}
+	w, err := NewWriter(WriterConfig{GUID: guidW, Reliable: true, Depth: 4}, heartbeatsTo(guidR.Entity, func(hb *wire.Heartbeat) {
+		at = append(at, now)
+		finals = append(finals, hb.Final)
 	}))
 	if err != nil {
 		t.Fatal(err)
