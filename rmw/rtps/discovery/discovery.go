@@ -185,10 +185,12 @@ type Config struct {
 	Targets []wire.Locator
 	// ProbeTargets are unicast locators where a participant not known yet
 	// may listen (the metatraffic ports of the participant ids on loopback
-	// and on static peers). They get the initial announcements, then one
-	// after ProbePeriod (default DefaultProbePeriod), with gaps doubling
-	// up to MaxProbeGaps x ProbePeriod, skipping the locators of
-	// participants already known. A participant that starts later
+	// and on static peers, each address's ids in increasing order). They
+	// get the initial announcements, then one after ProbePeriod (default
+	// DefaultProbePeriod), with gaps doubling up to MaxProbeGaps x
+	// ProbePeriod, skipping the locators of participants already known and
+	// the ids more than 4 past the highest known one (a newcomer takes the
+	// lowest free id). A participant that starts later
 	// announces itself: probing faster only sent datagrams to empty ports
 	// (31 every 3 s per participant, 10 a second, and as many ICMP errors).
 	ProbeTargets []wire.Locator
@@ -561,9 +563,18 @@ func (d *Discovery) announceTargets(all bool) []wire.Locator {
 	return out
 }
 
+// probeBeyond is how many participant ids past the highest one known on
+// an address a periodic probe round reaches.
+const probeBeyond = 4
+
 // addProbeTargets appends to out the ProbeTargets that are neither in it
-// nor the metatraffic locator of a participant already known.
-func (d *Discovery) addProbeTargets(out []wire.Locator) []wire.Locator {
+// nor the metatraffic locator of a participant already known. With near
+// (the periodic rounds after the initial announcements) it keeps, per
+// address, only the ids up to probeBeyond past the highest known one:
+// every vendor takes the lowest free participant id, so a peer we have not
+// heard of sits in a gap or just above the ids in use, and a port above
+// them is empty (each datagram there costs an ICMP error as well).
+func (d *Discovery) addProbeTargets(out []wire.Locator, near bool) []wire.Locator {
 	if len(d.cfg.ProbeTargets) == 0 {
 		return out
 	}
@@ -573,7 +584,35 @@ func (d *Discovery) addProbeTargets(out []wire.Locator) []wire.Locator {
 			known[l] = true
 		}
 	}
+	// ProbeTargets lists each address's ids in increasing order.
+	type addrPos struct{ next, lastKnown int }
+	var pos map[[16]byte]*addrPos
+	if near {
+		pos = map[[16]byte]*addrPos{}
+		for _, l := range d.cfg.ProbeTargets {
+			ap := pos[l.Address]
+			if ap == nil {
+				ap = &addrPos{lastKnown: -1}
+				pos[l.Address] = ap
+			}
+			if known[l] {
+				ap.lastKnown = ap.next
+			}
+			ap.next++
+		}
+		for _, ap := range pos {
+			ap.next = 0
+		}
+	}
 	for _, l := range d.cfg.ProbeTargets {
+		if near {
+			ap := pos[l.Address]
+			i := ap.next
+			ap.next++
+			if i > ap.lastKnown+probeBeyond {
+				continue
+			}
+		}
 		if !known[l] && !slices.Contains(out, l) {
 			out = append(out, l)
 		}
@@ -590,8 +629,8 @@ func (d *Discovery) Tick(now int64) int64 {
 	d.now = now
 	if now >= d.nextAnnounce {
 		to := d.announceTargets(false)
-		if d.announced < d.cfg.InitialAnnounces || now >= d.nextProbeAll {
-			to = d.addProbeTargets(to)
+		if initial := d.announced < d.cfg.InitialAnnounces; initial || now >= d.nextProbeAll {
+			to = d.addProbeTargets(to, !initial)
 			if d.announced+1 >= d.cfg.InitialAnnounces {
 				d.probeGap = min(max(2*d.probeGap, int64(d.cfg.ProbePeriod)), MaxProbeGaps*int64(d.cfg.ProbePeriod))
 				d.nextProbeAll = now + d.probeGap
