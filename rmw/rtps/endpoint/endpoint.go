@@ -89,8 +89,12 @@ const (
 	// cannot make a peer's real ones stale for good.
 	HeartbeatCountTimeout int64 = 500e6
 	// DefaultInitialSyncTimeout is how long a reliable reader holds data
-	// from a writer that has not sent a HEARTBEAT yet.
-	DefaultInitialSyncTimeout int64 = 200e6
+	// from a writer that has not sent a HEARTBEAT yet (prompting it every
+	// 100 ms) before it starts at the lowest SN it holds. It outlasts
+	// Fast DDS's 3 s HEARTBEAT period: starting without the writer's word
+	// skips, and acknowledges, any earlier SN that was lost (it was 200 ms
+	// until a lossy Fast DDS run lost its first sample that way).
+	DefaultInitialSyncTimeout int64 = 3500e6
 	// DefaultWindow is how many samples a reliable reader buffers out of
 	// order per writer (the reach of one ACKNACK bitmap).
 	DefaultWindow = 256

@@ -1080,6 +1080,10 @@ func (r *Reader) dropFragsBelow(p *writerProxy, sn wire.SequenceNumber) {
 	}
 }
 
+// syncPromptPeriod bounds the interval of the HEARTBEAT prompts of a
+// reader holding data from a writer it has no HEARTBEAT from.
+const syncPromptPeriod = 100e6
+
 // sendAck sends p an ACKNACK (base = next expected SN, bits for what is
 // missing up to the last HEARTBEAT) and a NACK_FRAG for every partially
 // received sample the writer has.
@@ -1101,7 +1105,7 @@ func (r *Reader) sendAck(now int64, p *writerProxy) {
 			// Holding data until a HEARTBEAT says where the writer's
 			// history starts: a lost prompt or reply must not leave the
 			// whole InitialSyncTimeout unused.
-			p.preemptAt = now + max(r.cfg.InitialSyncTimeout/4, 1e6)
+			p.preemptAt = now + min(max(r.cfg.InitialSyncTimeout/4, 1e6), syncPromptPeriod)
 		}
 	}
 	if len(p.locs) == 0 {
