@@ -303,6 +303,7 @@ func TestGraphFromPeerTokens(t *testing.T) {
 		}
 		<-changed
 		eventually(t, "the peer's publisher", func() bool { return len(tr.Endpoints("/clock")) == 1 })
+		synctest.Wait() // every token handled, the bad one declared after it too
 		e := tr.Endpoints("/clock")[0]
 		if e.Type != "rosgraph_msgs/msg/Clock" || !e.Publisher || e.Local || e.Node.Name != "zclockpub" ||
 			e.QoS.Reliability != rmw.BestEffort || e.QoS.Depth != 1 || e.GID != ros.TokenGID(pico[1]) {
