@@ -13,50 +13,34 @@ import (
 // several times within the timeout.
 func TestInitialSyncDurable(t *testing.T) {
 	for _, durable := range []bool{false, true} {
-		var got []wire.SequenceNumber
-		prompts := 0
-		var lastAck wire.AckNack
-		r, _ := NewReader(ReaderConfig{GUID: guidR, InitialSyncTimeout: 200e6, Durable: durable}, OutputFunc(func(to []wire.Locator, msg []byte) {
-			forEach(msg, func(rs *wire.ReceiverState, sm *wire.Submessage) {
-				if sm.ID == wire.SubmsgAckNack {
-					prompts++
-					lastAck = sm.AckNack
-				}
-			})
-		}), func(s Sample) { got = append(got, s.SN) })
-		r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
-		src := wire.ReceiverState{SourcePrefix: prefixW}
-		data := func(now int64, sn wire.SequenceNumber) {
-			sm := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn, SerializedPayload: []byte{0, 1, 0, 0}}}
-			r.HandleSubmessage(now, &src, &sm)
-		}
-		prompts = 0
+		sr := newSyncReader(ReaderConfig{GUID: guidR, InitialSyncTimeout: 200e6, Durable: durable})
+		r, src, data := sr.r, &sr.src, sr.data
 		data(10e6, 2) // SN 1 was lost
 		for now := int64(10e6); now <= 300e6; now += 5e6 {
 			r.Tick(now)
 		}
-		if prompts < 4 {
-			t.Errorf("durable=%v: %d HEARTBEAT prompts while holding data, want at least 4", durable, prompts)
+		if sr.prompts < 4 {
+			t.Errorf("durable=%v: %d HEARTBEAT prompts while holding data, want at least 4", durable, sr.prompts)
 		}
 		if !durable {
-			if len(got) != 1 || got[0] != 2 {
-				t.Fatalf("volatile: delivered %v after the timeout, want [2]", got)
+			if len(sr.got) != 1 || sr.got[0] != 2 {
+				t.Fatalf("volatile: delivered %v after the timeout, want [2]", sr.got)
 			}
 			continue
 		}
-		if len(got) != 0 {
-			t.Fatalf("durable: delivered %v without SN 1", got)
+		if len(sr.got) != 0 {
+			t.Fatalf("durable: delivered %v without SN 1", sr.got)
 		}
 		// The writer's HEARTBEAT (1..2) is answered with a NACK of SN 1.
 		hb := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 1, LastSN: 2, Count: 1}}
-		r.HandleSubmessage(310e6, &src, &hb)
+		r.HandleSubmessage(310e6, src, &hb)
 		r.Tick(400e6)
-		if lastAck.ReaderSNState.Base != 1 || !lastAck.ReaderSNState.Contains(1) {
-			t.Fatalf("durable: ACKNACK %+v does not ask for SN 1", lastAck.ReaderSNState)
+		if sr.lastAck.ReaderSNState.Base != 1 || !sr.lastAck.ReaderSNState.Contains(1) {
+			t.Fatalf("durable: ACKNACK %+v does not ask for SN 1", sr.lastAck.ReaderSNState)
 		}
 		data(410e6, 1)
-		if len(got) != 2 || got[0] != 1 || got[1] != 2 || r.Stats().Lost != 0 {
-			t.Fatalf("durable: delivered %v, stats %+v; want [1 2], nothing lost", got, r.Stats())
+		if len(sr.got) != 2 || sr.got[0] != 1 || sr.got[1] != 2 || r.Stats().Lost != 0 {
+			t.Fatalf("durable: delivered %v, stats %+v; want [1 2], nothing lost", sr.got, r.Stats())
 		}
 	}
 }
@@ -69,42 +53,57 @@ func TestInitialSyncDurable(t *testing.T) {
 // reliable_20pct_loss: 19 of 20 strings, the publisher satisfied). It
 // prompts the writer every 100 ms meanwhile.
 func TestInitialSyncWaitsForSlowHeartbeat(t *testing.T) {
-	var got []wire.SequenceNumber
-	prompts := 0
-	var lastAck wire.AckNack
-	r, _ := NewReader(ReaderConfig{GUID: guidR}, OutputFunc(func(to []wire.Locator, msg []byte) {
-		forEach(msg, func(rs *wire.ReceiverState, sm *wire.Submessage) {
-			if sm.ID == wire.SubmsgAckNack {
-				prompts++
-				lastAck = sm.AckNack
-			}
-		})
-	}), func(s Sample) { got = append(got, s.SN) })
-	r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
-	src := wire.ReceiverState{SourcePrefix: prefixW}
-	data := func(now int64, sn wire.SequenceNumber) {
-		sm := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn, SerializedPayload: []byte{0, 1, 0, 0}}}
-		r.HandleSubmessage(now, &src, &sm)
-	}
-	prompts = 0
+	sr := newSyncReader(ReaderConfig{GUID: guidR})
+	r, src, data := sr.r, &sr.src, sr.data
 	data(10e6, 2) // SN 1 was lost, and the HEARTBEAT after it
 	for now := int64(10e6); now < 3e9; now += 10e6 {
 		r.Tick(now)
 	}
-	if len(got) != 0 {
-		t.Fatalf("delivered %v before the writer's HEARTBEAT", got)
+	if len(sr.got) != 0 {
+		t.Fatalf("delivered %v before the writer's HEARTBEAT", sr.got)
 	}
-	if prompts < 25 {
-		t.Errorf("%d HEARTBEAT prompts in 3 s while holding data, want one per 100 ms", prompts)
+	if sr.prompts < 25 {
+		t.Errorf("%d HEARTBEAT prompts in 3 s while holding data, want one per 100 ms", sr.prompts)
 	}
 	hb := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 1, LastSN: 2, Count: 1}}
-	r.HandleSubmessage(3e9, &src, &hb)
+	r.HandleSubmessage(3e9, src, &hb)
 	r.Tick(3.1e9)
-	if lastAck.ReaderSNState.Base != 1 || !lastAck.ReaderSNState.Contains(1) {
-		t.Fatalf("ACKNACK %+v does not ask for SN 1", lastAck.ReaderSNState)
+	if sr.lastAck.ReaderSNState.Base != 1 || !sr.lastAck.ReaderSNState.Contains(1) {
+		t.Fatalf("ACKNACK %+v does not ask for SN 1", sr.lastAck.ReaderSNState)
 	}
 	data(3.1e9, 1)
-	if len(got) != 2 || got[0] != 1 || got[1] != 2 || r.Stats().Lost != 0 {
-		t.Fatalf("delivered %v, stats %+v; want [1 2], nothing lost", got, r.Stats())
+	if len(sr.got) != 2 || sr.got[0] != 1 || sr.got[1] != 2 || r.Stats().Lost != 0 {
+		t.Fatalf("delivered %v, stats %+v; want [1 2], nothing lost", sr.got, r.Stats())
 	}
+}
+
+// syncReader is a reliable reader matched with guidW that records what it
+// delivers and the ACKNACKs it sends (counted from the match on).
+type syncReader struct {
+	r       *Reader
+	src     wire.ReceiverState
+	got     []wire.SequenceNumber
+	prompts int
+	lastAck wire.AckNack
+}
+
+func newSyncReader(cfg ReaderConfig) *syncReader {
+	sr := &syncReader{src: wire.ReceiverState{SourcePrefix: prefixW}}
+	sr.r, _ = NewReader(cfg, OutputFunc(func(to []wire.Locator, msg []byte) {
+		forEach(msg, func(rs *wire.ReceiverState, sm *wire.Submessage) {
+			if sm.ID == wire.SubmsgAckNack {
+				sr.prompts++
+				sr.lastAck = sm.AckNack
+			}
+		})
+	}), func(s Sample) { sr.got = append(sr.got, s.SN) })
+	sr.r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
+	sr.prompts = 0
+	return sr
+}
+
+// data hands the reader DATA sn of guidW at now.
+func (sr *syncReader) data(now int64, sn wire.SequenceNumber) {
+	sm := wire.Submessage{ID: wire.SubmsgData, Data: wire.Data{WriterID: guidW.Entity, WriterSN: sn, SerializedPayload: []byte{0, 1, 0, 0}}}
+	sr.r.HandleSubmessage(now, &sr.src, &sm)
 }
