@@ -99,8 +99,14 @@ func TestMetadataMemoryBoundedBySize(t *testing.T) {
 	if peak > 10*uint64(len(data)) {
 		t.Errorf("peak heap %d bytes for a %d-byte metadata.yaml: over 10x", peak, len(data))
 	}
-	if took > 20*time.Second {
-		t.Errorf("took %v", took)
+	// 44 s for a 59 MB document before; under -race, on a machine shared
+	// with the other packages' tests, the parse alone takes 20 s or more.
+	limit := 20 * time.Second
+	if raceDetector {
+		limit = 120 * time.Second
+	}
+	if took > limit {
+		t.Errorf("took %v, over %v", took, limit)
 	}
 }
 
