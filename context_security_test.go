@@ -9,6 +9,7 @@ import (
 
 	"github.com/nros-go/nros/rmw/rtps"
 	"github.com/nros-go/nros/rmw/rtps/security/keystore"
+	_ "github.com/nros-go/nros/sros2" // these tests run secured participants
 )
 
 // SROS2's strategies: Enforce refuses to start without valid artifacts and

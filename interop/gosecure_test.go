@@ -23,6 +23,7 @@ import (
 	"github.com/nros-go/nros/msg/std_msgs"
 	"github.com/nros-go/nros/rmw/rtps"
 	"github.com/nros-go/nros/rmw/rtps/security/keystore"
+	_ "github.com/nros-go/nros/sros2" // the Go side of these tests is secured
 )
 
 // The Go DDS transport with DDS Security (rmw/rtps/secure.go) against the

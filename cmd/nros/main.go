@@ -30,6 +30,7 @@ import (
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/cmd/nros/internal/clockscript"
 	"github.com/nros-go/nros/cmd/nros/internal/demo"
+	_ "github.com/nros-go/nros/sros2" // nros nodes join secured graphs (ROS_SECURITY_ENABLE=true)
 )
 
 const usage = `usage: nros <command> [arguments]

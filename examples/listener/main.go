@@ -5,6 +5,10 @@
 //
 // It exits 0 on SIGINT/SIGTERM and 2 on a bad command line (a malformed ROS
 // argument, or any argument outside --ros-args).
+//
+// It links no SROS2: asked for security (ROS_SECURITY_ENABLE=true) it
+// refuses under ROS_SECURITY_STRATEGY=Enforce and runs unsecured under
+// Permissive. A secured node imports package sros2, as examples/talker does.
 package main
 
 import (

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
+	_ "github.com/nros-go/nros/sros2" // SROS2 when ROS_SECURITY_ENABLE=true (README, Security)
 )
 
 func main() {

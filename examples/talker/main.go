@@ -19,6 +19,7 @@ import (
 
 	"github.com/nros-go/nros"
 	"github.com/nros-go/nros/msg/std_msgs"
+	_ "github.com/nros-go/nros/sros2" // SROS2 when ROS_SECURITY_ENABLE=true (README, Security)
 )
 
 func main() {

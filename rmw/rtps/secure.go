@@ -241,17 +241,6 @@ type secState struct {
 	pending    bool  // writerReady held a pair back
 }
 
-// SecurityFromEnv resolves the SROS2 environment (ROS_SECURITY_ENABLE,
-// ROS_SECURITY_STRATEGY, ROS_SECURITY_KEYSTORE,
-// ROS_SECURITY_ENCLAVE_OVERRIDE, read through getenv) and the enclave
-// argument (--enclave/-e; "" means "/") at now. It returns nil artifacts
-// when security is disabled. On an error the Selection's Strategy says what
-// to do: Enforce refuses to start (the error names the file), Permissive
-// runs unsecured with a warning.
-func SecurityFromEnv(getenv func(string) string, enclave string, now time.Time) (*keystore.Artifacts, keystore.Selection, error) {
-	return keystore.Resolve(keystore.EnvFrom(getenv), enclave, now)
-}
-
 // newSecState checks the artifacts and derives the participant's identity
 // (its GUID prefix comes from the certificate's subject).
 func newSecState(t *Transport, a *keystore.Artifacts, now time.Time) (*secState, error) {

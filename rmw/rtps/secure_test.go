@@ -446,12 +446,12 @@ func TestSecureOriginAuthentication(t *testing.T) {
 		}
 		// The writer's key for b's reader: one receiver, given its own key.
 		a.mu.Lock()
-		l := a.sec.local[pub.(*Publisher).guid.Entity]
-		if len(l.receivers) != 1 || len(a.sec.partRx) != 1 {
+		l := a.sec.(*secState).local[pub.(*Publisher).guid.Entity]
+		if len(l.receivers) != 1 || len(a.sec.(*secState).partRx) != 1 {
 			a.mu.Unlock()
-			t.Fatalf("%d endpoint receiver keys, %d participant receiver keys; want 1 and 1", len(l.receivers), len(a.sec.partRx))
+			t.Fatalf("%d endpoint receiver keys, %d participant receiver keys; want 1 and 1", len(l.receivers), len(a.sec.(*secState).partRx))
 		}
-		if sedp := a.sec.local[discovery.EntityIDSEDPPublicationsSecureWriter]; sedp == nil || len(sedp.receivers) != 1 {
+		if sedp := a.sec.(*secState).local[discovery.EntityIDSEDPPublicationsSecureWriter]; sedp == nil || len(sedp.receivers) != 1 {
 			a.mu.Unlock()
 			t.Fatal("the secure SEDP writer has no receiver key for b under discovery origin authentication")
 		}
@@ -500,10 +500,10 @@ func TestSecureOriginAuthentication(t *testing.T) {
 		step("wrong endpoint MAC", "two", func() { l.setReceiver(rg, good) })
 		// Missing: the message carries no MAC for b's participant.
 		a.mu.Lock()
-		partRx := a.sec.partRx
-		a.sec.partRx = nil
+		partRx := a.sec.(*secState).partRx
+		a.sec.(*secState).partRx = nil
 		a.mu.Unlock()
-		step("missing participant MAC", "three", func() { a.sec.partRx = partRx })
+		step("missing participant MAC", "three", func() { a.sec.(*secState).partRx = partRx })
 		if got := in.got(); !slices.Equal(got, []string{"one", "two", "three"}) {
 			t.Fatalf("got %q", got)
 		}
@@ -701,7 +701,7 @@ func TestSecureKeyRevision(t *testing.T) {
 		keyID := func() crypto.KeyID {
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			return a.sec.local[pub.(*Publisher).guid.Entity].km.SenderKeyID
+			return a.sec.(*secState).local[pub.(*Publisher).guid.Entity].km.SenderKeyID
 		}
 		first := keyID()
 		before := b.Stats().Security
@@ -752,7 +752,7 @@ func TestSecureKeyRevision(t *testing.T) {
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		b.mu.Lock()
-		r := b.sec.remotes[a.GuidPrefix()]
+		r := b.sec.(*secState).remotes[a.GuidPrefix()]
 		nOpen, nCur, nRetiring := len(r.openers), len(r.current), len(r.retiring)
 		b.mu.Unlock()
 		if nRetiring != 0 || nOpen != nCur+1 {
@@ -775,7 +775,7 @@ func TestSecureOriginForgetsLostReader(t *testing.T) {
 		receivers := func() int {
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			return len(a.sec.local[pub.(*Publisher).guid.Entity].receivers)
+			return len(a.sec.(*secState).local[pub.(*Publisher).guid.Entity].receivers)
 		}
 		for i := range 3 {
 			sub := mustSub(t, b, "/chatter", reliable, &inbox{t: t})

@@ -155,7 +155,9 @@ type Stats struct {
 // Transport is one RTPS participant implementing rmw.Transport.
 type Transport struct {
 	cfg      Config
-	sec      *secState // nil: not secure (secure.go)
+	sec      security           // nil: not secure (secure.go, security_link.go)
+	secRS    wire.ReceiverState // secHandleSubmessageLocked's scratch
+	secSM    wire.Submessage
 	prefix   wire.GuidPrefix
 	ports    udp.Ports
 	id       int
@@ -251,7 +253,10 @@ func New(cfg Config) (*Transport, error) {
 	}
 	if cfg.Security != nil {
 		// The GUID prefix derives from the certificate (secure.go).
-		if t.sec, err = newSecState(t, cfg.Security, time.Unix(0, cfg.WallNow())); err != nil {
+		if newSecurity == nil {
+			return nil, ErrSecurityNotLinked
+		}
+		if t.sec, err = newSecurity(t, cfg.Security, time.Unix(0, cfg.WallNow())); err != nil {
 			return nil, err
 		}
 	}
@@ -567,7 +572,7 @@ func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup boo
 		if !r.State.DestPrefix.IsZero() && r.State.DestPrefix != t.prefix {
 			continue
 		}
-		if t.sec != nil && t.sec.handleSubmessage(now, &r.State, sm) {
+		if t.sec != nil && t.secHandleSubmessageLocked(now, &r.State, sm) {
 			continue
 		}
 		if t.disc.HandleSubmessage(now, &r.State, src, sm) {
