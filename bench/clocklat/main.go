@@ -39,6 +39,7 @@ import (
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"
+	_ "github.com/nros-go/nros/sros2" // scripts/bench-secure.sh runs it secured
 )
 
 func main() {
