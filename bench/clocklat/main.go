@@ -14,9 +14,12 @@
 //
 //	clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--ros-args ...]
 //
-// With --rx, a second, raw subscription to the clock topic writes the
-// wall time at which the transport hands each sample out (the bare
-// receipt, as clocksub measures it) to FILE in the same format.
+// With --rx the node measures the bare receipt instead, as clocksub does:
+// it runs without use_sim_time and without a timer, with only a raw
+// subscription to the clock topic, and writes the wall time at which the
+// transport hands each sample out to FILE in the same format, ending after
+// N samples. (Beside the node's own /clock subscription, a raw one would
+// be served after it, hop to the executor included.)
 //
 // It exits 0 after N callbacks, 3 on --timeout before that (printing what
 // it has), 2 on a bad command line.
@@ -66,8 +69,13 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 		fmt.Fprintln(stderr, "usage: clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--ros-args ...]")
 		return 2
 	}
-	// use_sim_time is on unless the caller's ROS args say otherwise.
-	if _, err := rctx.Init(append([]string{"--ros-args", "-p", "use_sim_time:=true"}, trimRosArgs(ros)...)); err != nil {
+	// use_sim_time is on unless the caller's ROS args say otherwise (or
+	// --rx measures the bare receipt).
+	sim := "use_sim_time:=true"
+	if *rxFile != "" {
+		sim = "use_sim_time:=false"
+	}
+	if _, err := rctx.Init(append([]string{"--ros-args", "-p", sim}, trimRosArgs(ros)...)); err != nil {
 		fmt.Fprintf(stderr, "clocklat: %v\n", err)
 		return 2
 	}
@@ -81,11 +89,18 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 	recs := make([]record, 0, *count)
 	var rx []record // written on the transport's goroutine, read after Spin
 	var rxMu sync.Mutex
+	spinCtx, cancel := context.WithTimeout(ctx, time.Duration(*timeout*float64(time.Second)))
+	defer cancel()
 	if *rxFile != "" {
-		rx = make([]record, 0, 2*(*count)+16)
+		rx = make([]record, 0, *count)
 		info := rmw.NodeInfo{Name: node.Name(), Namespace: node.Namespace(), Enclave: "/"}
 		q := rmw.QoS{Reliability: rmw.BestEffort, Durability: rmw.Volatile, History: rmw.KeepLast, Depth: 1}
-		sub, err := rctx.Transport().NewSubscription(info, node.RosTimeSourceTopic(), "rosgraph_msgs/msg/Clock", q, func(s rmw.Sample) {
+		topic, err := node.ResolveTopicName("/clock") // with the command line's remapping
+		if err != nil {
+			fmt.Fprintf(stderr, "clocklat: %v\n", err)
+			return 2
+		}
+		sub, err := rctx.Transport().NewSubscription(info, topic, "rosgraph_msgs/msg/Clock", q, func(s rmw.Sample) {
 			w := time.Now().UnixNano()
 			var m rosgraph_msgs.Clock
 			if msg.Unmarshal(s.Data, &m) != nil {
@@ -94,6 +109,9 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 			rxMu.Lock()
 			if len(rx) < cap(rx) {
 				rx = append(rx, record{w, int64(m.Clock.Sec)*1e9 + int64(m.Clock.Nanosec)})
+				if len(rx) == cap(rx) {
+					cancel()
+				}
 			}
 			rxMu.Unlock()
 		}, rmw.EndpointOptions{TypeHash: (*rosgraph_msgs.Clock)(nil).TypeHash()}) // Zenoh keys carry it
@@ -102,10 +120,7 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 			return 2
 		}
 		defer sub.Close()
-	}
-	spinCtx, cancel := context.WithTimeout(ctx, time.Duration(*timeout*float64(time.Second)))
-	defer cancel()
-	_, err = node.CreateTimer(clk, *period, func() {
+	} else if _, err := node.CreateTimer(clk, *period, func() {
 		w := time.Now().UnixNano()
 		// Before the first sample a ROS clock reads system time.
 		if clk.Started() && len(recs) < cap(recs) {
@@ -114,8 +129,7 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 				cancel()
 			}
 		}
-	})
-	if err != nil {
+	}); err != nil {
 		fmt.Fprintf(stderr, "clocklat: %v\n", err)
 		return 2
 	}
@@ -144,6 +158,16 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 			fmt.Fprintf(stderr, "clocklat: %v\n", err)
 			return 1
 		}
+	}
+	if *rxFile != "" {
+		rxMu.Lock()
+		n := len(rx)
+		rxMu.Unlock()
+		if n < *count {
+			fmt.Fprintf(stderr, "clocklat: timeout after %d of %d receipts\n", n, *count)
+			return 3
+		}
+		return 0
 	}
 	if len(recs) < *count {
 		fmt.Fprintf(stderr, "clocklat: timeout after %d of %d callbacks\n", len(recs), *count)
