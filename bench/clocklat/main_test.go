@@ -74,7 +74,9 @@ func TestBareReceipt(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "rx")
 	done := make(chan int, 1)
 	var errb bytes.Buffer
-	go func() { done <- run(t.Context(), rctx, []string{"--count", "3", "--timeout", "20", "--rx", file}, io.Discard, &errb) }()
+	go func() {
+		done <- run(t.Context(), rctx, []string{"--count", "3", "--timeout", "20", "--rx", file}, io.Discard, &errb)
+	}()
 	var code, subs int
 	for i := int32(1); ; i++ {
 		if i > 2000 {
