@@ -14,7 +14,7 @@ import (
 func TestInitialSyncDurable(t *testing.T) {
 	for _, durable := range []bool{false, true} {
 		sr := newSyncReader(ReaderConfig{GUID: guidR, InitialSyncTimeout: 200e6, Durable: durable})
-		r, src, data := sr.r, &sr.src, sr.data
+		r, data := sr.r, sr.data
 		data(10e6, 2) // SN 1 was lost
 		for now := int64(10e6); now <= 300e6; now += 5e6 {
 			r.Tick(now)
@@ -31,17 +31,7 @@ func TestInitialSyncDurable(t *testing.T) {
 		if len(sr.got) != 0 {
 			t.Fatalf("durable: delivered %v without SN 1", sr.got)
 		}
-		// The writer's HEARTBEAT (1..2) is answered with a NACK of SN 1.
-		hb := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 1, LastSN: 2, Count: 1}}
-		r.HandleSubmessage(310e6, src, &hb)
-		r.Tick(400e6)
-		if sr.lastAck.ReaderSNState.Base != 1 || !sr.lastAck.ReaderSNState.Contains(1) {
-			t.Fatalf("durable: ACKNACK %+v does not ask for SN 1", sr.lastAck.ReaderSNState)
-		}
-		data(410e6, 1)
-		if len(sr.got) != 2 || sr.got[0] != 1 || sr.got[1] != 2 || r.Stats().Lost != 0 {
-			t.Fatalf("durable: delivered %v, stats %+v; want [1 2], nothing lost", sr.got, r.Stats())
-		}
+		sr.repairSN1(t, "durable: ", 310e6, 400e6, 410e6)
 	}
 }
 
@@ -54,7 +44,7 @@ func TestInitialSyncDurable(t *testing.T) {
 // prompts the writer every 100 ms meanwhile.
 func TestInitialSyncWaitsForSlowHeartbeat(t *testing.T) {
 	sr := newSyncReader(ReaderConfig{GUID: guidR})
-	r, src, data := sr.r, &sr.src, sr.data
+	r, data := sr.r, sr.data
 	data(10e6, 2) // SN 1 was lost, and the HEARTBEAT after it
 	for now := int64(10e6); now < 3e9; now += 10e6 {
 		r.Tick(now)
@@ -65,16 +55,7 @@ func TestInitialSyncWaitsForSlowHeartbeat(t *testing.T) {
 	if sr.prompts < 25 {
 		t.Errorf("%d HEARTBEAT prompts in 3 s while holding data, want one per 100 ms", sr.prompts)
 	}
-	hb := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 1, LastSN: 2, Count: 1}}
-	r.HandleSubmessage(3e9, src, &hb)
-	r.Tick(3.1e9)
-	if sr.lastAck.ReaderSNState.Base != 1 || !sr.lastAck.ReaderSNState.Contains(1) {
-		t.Fatalf("ACKNACK %+v does not ask for SN 1", sr.lastAck.ReaderSNState)
-	}
-	data(3.1e9, 1)
-	if len(sr.got) != 2 || sr.got[0] != 1 || sr.got[1] != 2 || r.Stats().Lost != 0 {
-		t.Fatalf("delivered %v, stats %+v; want [1 2], nothing lost", sr.got, r.Stats())
-	}
+	sr.repairSN1(t, "", 3e9, 3.1e9, 3.1e9)
 }
 
 // syncReader is a reliable reader matched with guidW that records what it
@@ -100,6 +81,24 @@ func newSyncReader(cfg ReaderConfig) *syncReader {
 	sr.r.MatchWriter(0, guidW, []wire.Locator{locW}, true)
 	sr.prompts = 0
 	return sr
+}
+
+// repairSN1 has the writer's HEARTBEAT (1..2) arrive at hb, which the
+// ACKNACK sent by the Tick at tick must answer with a NACK of SN 1; the
+// repair of SN 1 at data must then deliver [1 2] with nothing lost. what
+// prefixes the failure messages.
+func (sr *syncReader) repairSN1(t *testing.T, what string, hb, tick, data int64) {
+	t.Helper()
+	sm := wire.Submessage{ID: wire.SubmsgHeartbeat, Heartbeat: wire.Heartbeat{WriterID: guidW.Entity, FirstSN: 1, LastSN: 2, Count: 1}}
+	sr.r.HandleSubmessage(hb, &sr.src, &sm)
+	sr.r.Tick(tick)
+	if sr.lastAck.ReaderSNState.Base != 1 || !sr.lastAck.ReaderSNState.Contains(1) {
+		t.Fatalf("%sACKNACK %+v does not ask for SN 1", what, sr.lastAck.ReaderSNState)
+	}
+	sr.data(data, 1)
+	if len(sr.got) != 2 || sr.got[0] != 1 || sr.got[1] != 2 || sr.r.Stats().Lost != 0 {
+		t.Fatalf("%sdelivered %v, stats %+v; want [1 2], nothing lost", what, sr.got, sr.r.Stats())
+	}
 }
 
 // data hands the reader DATA sn of guidW at now.
