@@ -105,6 +105,12 @@ func firstDiff(a, b []string) string {
 // TRANSIENT_LOCAL: a VOLATILE Cyclone reader never repairs a sample it lost
 // before a Fast DDS writer's first HEARTBEAT (up to 3 s after the data),
 // and a 1 MiB burst can overflow its socket buffer (README, findings).
+//
+// Both ends are reference peers, so a phase whose subscriber lost its match
+// with the publisher (it printed "matched 0 publisher") is started once more,
+// logged: under 20 % loss on the loaded CI machine a Cyclone reader once
+// dropped a Fast DDS writer after matching and never heard from it again
+// (interop/README.md, findings). No Go code is on that path.
 func chatter(t *testing.T, pr pairing, dom int, small, big int, extra ...string) {
 	t.Helper()
 	phase := func(first, count, size int, more ...string) {
@@ -112,14 +118,26 @@ func chatter(t *testing.T, pr pairing, dom int, small, big int, extra ...string)
 		args := func(a ...string) []string {
 			return append(append(append([]string{"--domain", d(dom)}, extra...), more...), a...)
 		}
-		sub := Start(t, "chattersub_"+pr.sub, args("--first", d(first), "--count", d(count), "--timeout", "45")...)
-		pubArgs := args("--first", d(first), "--count", d(count), "--hz", "100", "--wait-subs", "1", "--settle", "0", "--gate")
-		if size > 0 {
-			pubArgs = append(pubArgs, "--size", d(size))
-		}
-		pub := Start(t, "chatterpub_"+pr.pub, pubArgs...)
-		Release(t, 20*time.Second, pub, sub)
-		if code, err := pub.Wait(40 * time.Second); err != nil || code != 0 {
+		var sub *Proc
+		for attempt := 0; ; attempt++ {
+			sub = Start(t, "chattersub_"+pr.sub, args("--first", d(first), "--count", d(count), "--timeout", "45")...)
+			pubArgs := args("--first", d(first), "--count", d(count), "--hz", "100", "--wait-subs", "1", "--settle", "0", "--gate")
+			if size > 0 {
+				pubArgs = append(pubArgs, "--size", d(size))
+			}
+			pub := Start(t, "chatterpub_"+pr.pub, pubArgs...)
+			Release(t, 20*time.Second, pub, sub)
+			code, err := pub.Wait(40 * time.Second)
+			if err == nil && code == 0 {
+				break
+			}
+			if attempt == 0 && lostMatch.MatchString(sub.Stderr()) {
+				t.Logf("the subscriber lost its match (chatterpub: exit %d, %v); starting the pair again.\n  %s: %s\n  %s: %s",
+					code, err, pub.Name, strings.TrimSpace(pub.Stderr()), sub.Name, strings.TrimSpace(sub.Stderr()))
+				pub.Kill()
+				sub.Kill()
+				continue
+			}
 			t.Fatalf("chatterpub: exit %d, %v", code, err)
 		}
 		code, err := sub.Wait(20 * time.Second)
@@ -143,6 +161,9 @@ func chatter(t *testing.T, pr pairing, dom int, small, big int, extra ...string)
 		phase(small+1, big, 1<<20, "--transient-local")
 	}
 }
+
+// lostMatch matches a peer subscriber's report that its publisher went away.
+var lostMatch = regexp.MustCompile(`matched 0 publisher`)
 
 func TestChatterPairs(t *testing.T) {
 	RequireNamespace(t)
