@@ -139,6 +139,9 @@ func (t *transport) writer() {
 			}
 			t.lastTx.Store(t.s.cfg.Clock.Now())
 		}
+		t.txmu.Lock()
+		t.tx.Recycle(batches)
+		t.txmu.Unlock()
 		select {
 		case <-t.closing:
 			t.txmu.Lock()

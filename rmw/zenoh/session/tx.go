@@ -35,7 +35,13 @@ type Tx struct {
 	ready    []Batch
 	pending  int
 	scratch  []byte
+	free     [][]byte // written batch buffers (capacity batchSize), see Recycle
+	spare    []Batch  // the list the last Take returned, back from Recycle
 }
+
+// maxFree bounds the batch buffers a Tx keeps for reuse: one being filled
+// and one being written is the steady state.
+const maxFree = 4
 
 // NewTx makes the transmit side of a link agreed by p.
 func NewTx(p Params) *Tx {
@@ -84,9 +90,20 @@ func (t *Tx) channel(q wire.QoS) wire.Priority {
 	return q.Priority()
 }
 
+// buf returns an empty buffer of capacity batchSize, a recycled one when
+// there is one.
+func (t *Tx) buf() []byte {
+	if n := len(t.free); n > 0 {
+		b := t.free[n-1]
+		t.free[n-1] = nil
+		t.free = t.free[:n-1]
+		return b
+	}
+	return make([]byte, 0, t.batchSize)
+}
+
 func (t *Tx) open(prio wire.Priority, reliable bool) {
-	t.cur = make([]byte, 0, t.batchSize)
-	t.cur = wire.AppendFrameHeader(t.cur, reliable, t.next[prio][rel(reliable)], prio)
+	t.cur = wire.AppendFrameHeader(t.buf(), reliable, t.next[prio][rel(reliable)], prio)
 	t.curHdr = len(t.cur)
 	t.curPrio, t.curRel, t.curDrop, t.curFixed = prio, reliable, true, false
 }
@@ -155,7 +172,7 @@ func (t *Tx) fragment(msg []byte, prio wire.Priority, reliable, droppable bool) 
 	for len(msg) > 0 {
 		f := wire.Fragment{Reliable: reliable, More: true, SN: t.next[prio][rel(reliable)], Priority: prio,
 			First: first && t.patch >= wire.PatchCurrent}
-		hdr := wire.AppendFragmentHeader(make([]byte, 0, t.batchSize), &f)
+		hdr := wire.AppendFragmentHeader(t.buf(), &f)
 		room := t.batchSize - len(hdr)
 		if room <= 0 {
 			return fmt.Errorf("zenoh tx: batch size %d leaves no room for a fragment", t.batchSize)
@@ -184,13 +201,31 @@ func (t *Tx) PushBatch(b []byte) {
 	t.pending += len(b)
 }
 
-// Take seals the open batch and returns every ready batch, in order.
+// Take seals the open batch and returns every ready batch, in order. The
+// caller owns them until it hands them to Recycle.
 func (t *Tx) Take() []Batch {
 	t.seal()
 	r := t.ready
-	t.ready = nil
+	t.ready = t.spare
+	t.spare = nil
 	t.pending = 0
 	return r
+}
+
+// Recycle gives back what Take returned, once written: its buffers (those
+// of capacity batchSize, up to maxFree) and the list itself are reused, so
+// that a steady flow of samples allocates no batches. Nothing may use bs
+// or its buffers afterwards.
+func (t *Tx) Recycle(bs []Batch) {
+	for i := range bs {
+		if b := bs[i].B; cap(b) == t.batchSize && len(t.free) < maxFree {
+			t.free = append(t.free, b[:0])
+		}
+		bs[i] = Batch{}
+	}
+	if cap(bs) > cap(t.spare) {
+		t.spare = bs[:0]
+	}
 }
 
 // DropDroppable removes the ready batches that may be dropped and returns
