@@ -157,8 +157,12 @@ func (r *reader) z32(what string) uint32 { return uint32(r.zintMax(0xffffffff, w
 
 // bytesZ reads <u8;zint> with the length bounded by max.
 func (r *reader) bytesZ(max uint64, what string) []byte {
-	n := r.zintMax(max, what+" length")
+	n := r.zint()
 	if r.err != nil {
+		return nil
+	}
+	if n > max { // the message of zintMax, without building "what length" per call
+		r.fail(ErrMalformed, "%s length %d exceeds %d", what, n, max)
 		return nil
 	}
 	if n > uint64(r.left()) {
