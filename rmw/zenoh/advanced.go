@@ -289,7 +289,7 @@ func (a *advSub) query(key, params string, st *srcState) {
 	a.mu.Unlock()
 	o := &outQuery{
 		onReply: func(_ string, put *wire.Put) {
-			a.s.handle(&sample{key: a.s.key, payload: put.Payload, attachment: put.Attachment, ts: put.Timestamp, src: put.SourceInfo})
+			a.s.handle(sample{key: a.s.key, payload: put.Payload, attachment: put.Attachment, ts: put.Timestamp, src: put.SourceInfo})
 		},
 		onFinal: func() {
 			a.mu.Lock()
@@ -312,7 +312,7 @@ func (a *advSub) query(key, params string, st *srcState) {
 }
 
 // handle orders and deduplicates one sample of the subscription.
-func (a *advSub) handle(sm *sample, att ros.Attachment) {
+func (a *advSub) handle(sm sample, att ros.Attachment) {
 	var k srcKey
 	var n uint64
 	switch {
@@ -403,7 +403,7 @@ func (a *advSub) recover(k srcKey, st *srcState, from, to uint64) {
 
 // onHeartbeat follows a reliable publisher's heartbeat: if it sent past
 // what was delivered, query the rest.
-func (a *advSub) onHeartbeat(sm *sample) {
+func (a *advSub) onHeartbeat(sm sample) {
 	tok, err := ros.ParseAdvKey(sm.key)
 	if err != nil || !tok.Publisher || !tok.Sequenced {
 		return

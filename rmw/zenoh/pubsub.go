@@ -274,7 +274,7 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 }
 
 // handle takes one sample for this subscription.
-func (s *Subscription) handle(sm *sample) {
+func (s *Subscription) handle(sm sample) {
 	att, _, err := ros.ParseAttachment(sm.attachment)
 	if err != nil {
 		s.t.Stats.BadAttachment.Add(1)

@@ -414,8 +414,8 @@ type sample struct {
 // heartbeat subscriber of a transient-local one.
 type subscriber struct {
 	key    string
-	handle func(*sample)
-	adv    *advSub // a transient-local subscription's
+	handle func(sample) // by value, so that a sample stays on its caller's stack
+	adv    *advSub      // a transient-local subscription's
 }
 
 func (t *Transport) addSubscriberLocked(s *subscriber) {
@@ -468,10 +468,10 @@ func (t *Transport) dispatch(sm *sample) {
 	}
 	t.mu.Unlock()
 	for _, s := range exact {
-		s.handle(sm)
+		s.handle(*sm)
 	}
 	for _, s := range more {
-		s.handle(sm)
+		s.handle(*sm)
 	}
 }
 

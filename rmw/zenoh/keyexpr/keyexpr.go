@@ -99,7 +99,9 @@ func at(s string, i int) int {
 }
 
 // IsWild reports whether k holds a wildcard ("*", "**" or "$*").
-func IsWild(k string) bool { return strings.ContainsAny(k, "*$") }
+func IsWild(k string) bool {
+	return strings.IndexByte(k, '*') >= 0 || strings.IndexByte(k, '$') >= 0
+}
 
 func directVerbatim(chunk string) bool { return len(chunk) > 0 && chunk[0] == '@' }
 
