@@ -1,0 +1,5 @@
+//go:build !race
+
+package zenoh
+
+const raceEnabled = false
