@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nros-go/nros/rmw/zenoh/wire"
 )
 
 // Mode is a zenoh node's mode.
@@ -456,8 +458,8 @@ func (d *decoder) leaf(path string, v *Value) error {
 	case "transport/link/tx/batch_size":
 		var n uint64
 		n, err = uintValue(path, v, math.MaxUint16)
-		if err == nil && n == 0 {
-			err = keyErr(path, v, "a batch size of 0")
+		if err == nil && n < wire.MinBatchSize {
+			err = keyErr(path, v, "a batch size below %d", wire.MinBatchSize)
 		}
 		c.Transport.Link.TX.BatchSize = uint16(n)
 	case "transport/link/rx/buffer_size":

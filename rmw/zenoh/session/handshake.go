@@ -195,6 +195,9 @@ func (h *Handshake) onInitAck(m wire.TransportMessage) ([]byte, error) {
 	if ia.Patch > h.cfg.Patch {
 		return nil, closeErr(wire.CloseInvalid, "patch %d above ours %d", ia.Patch, h.cfg.Patch)
 	}
+	if ia.BatchSize < wire.MinBatchSize { // refused: a link on which nothing could be sent
+		return nil, closeErr(wire.CloseInvalid, "batch size %d below the minimum %d", ia.BatchSize, wire.MinBatchSize)
+	}
 	h.p = Params{
 		LocalZID: h.cfg.ZID, RemoteZID: ia.ZID, RemoteWhatAmI: ia.WhatAmI,
 		BatchSize: int(min(h.cfg.BatchSize, ia.BatchSize)),
@@ -242,6 +245,9 @@ func (h *Handshake) onInitSyn(m wire.TransportMessage) ([]byte, error) {
 	}
 	if is.ZID == h.cfg.ZID {
 		return nil, closeErr(wire.CloseConnectionToSelf, "connected to myself")
+	}
+	if is.BatchSize < wire.MinBatchSize {
+		return nil, closeErr(wire.CloseInvalid, "batch size %d below the minimum %d", is.BatchSize, wire.MinBatchSize)
 	}
 	h.p = Params{
 		LocalZID: h.cfg.ZID, RemoteZID: is.ZID, RemoteWhatAmI: is.WhatAmI,

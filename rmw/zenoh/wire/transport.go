@@ -30,6 +30,12 @@ const (
 	DefaultMulticastBatchSize = 8192
 )
 
+// MinBatchSize is the smallest batch size nros accepts, in a handshake
+// from the other side or in its own configuration: a batch must hold a
+// FRAME or FRAGMENT header and some content. (zenoh leaves it unchecked;
+// with 0 nothing could ever be sent.)
+const MinBatchSize = 64
+
 // Close reasons.
 const (
 	CloseGeneric          = 0x00
