@@ -85,16 +85,9 @@ func SecurityLinked() bool { return newSecurity != nil }
 // runs unsecured with a warning. With security enabled in a program that
 // did not link it (EnableSecurity), the error is ErrSecurityNotLinked.
 func SecurityFromEnv(getenv func(string) string, enclave string, now time.Time) (*keystore.Artifacts, keystore.Selection, error) {
-	sel, err := keystore.Select(keystore.EnvFrom(getenv), enclave)
-	if err != nil || !sel.Enabled {
-		return nil, sel, err
+	load := loadArtifacts
+	if load == nil {
+		load = func(string, time.Time) (*keystore.Artifacts, error) { return nil, ErrSecurityNotLinked }
 	}
-	if loadArtifacts == nil {
-		return nil, sel, ErrSecurityNotLinked
-	}
-	a, err := loadArtifacts(sel.Dir, now)
-	if err != nil {
-		return nil, sel, err
-	}
-	return a, sel, nil
+	return keystore.Resolve(keystore.EnvFrom(getenv), enclave, now, load)
 }

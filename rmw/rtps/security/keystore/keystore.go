@@ -445,18 +445,18 @@ func ListEnclaves(keystore string) ([]string, error) {
 }
 
 // Resolve is what a participant does at start (rcl then rmw): select the
-// enclave from env and the --enclave argument, then Load its artifacts at
-// now. It returns nil artifacts and no error when security is disabled.
-// When security is enabled and the artifacts are missing or invalid, it
-// returns the error (naming the file) and the Selection, whose Strategy
-// tells the caller what to do: Enforce refuses to start, Permissive runs
-// unsecured with a warning.
-func Resolve(env Env, enclave string, now time.Time) (*Artifacts, Selection, error) {
+// enclave from env and the --enclave argument, then load its artifacts at
+// now (load is Load, or a stand-in where Load is not linked). It returns
+// nil artifacts and no error when security is disabled. When security is
+// enabled and the artifacts are missing or invalid, it returns the error
+// (naming the file) and the Selection, whose Strategy tells the caller what
+// to do: Enforce refuses to start, Permissive runs unsecured with a warning.
+func Resolve(env Env, enclave string, now time.Time, load func(dir string, now time.Time) (*Artifacts, error)) (*Artifacts, Selection, error) {
 	sel, err := Select(env, enclave)
 	if err != nil || !sel.Enabled {
 		return nil, sel, err
 	}
-	a, err := Load(sel.Dir, now)
+	a, err := load(sel.Dir, now)
 	if err != nil {
 		return nil, sel, err
 	}

@@ -374,17 +374,17 @@ basicConstraints = CA:true
 func TestResolve(t *testing.T) {
 	ks := mkKeystore(t, "/simtimer")
 	getenv := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	a, sel, err := Resolve(EnvFrom(getenv(nil)), "/simtimer", time.Now())
+	a, sel, err := Resolve(EnvFrom(getenv(nil)), "/simtimer", time.Now(), Load)
 	if a != nil || err != nil || sel.Enabled {
 		t.Fatalf("disabled: %v %+v %v", a, sel, err)
 	}
 	on := map[string]string{EnvEnable: "true", EnvKeystore: ks, EnvStrategy: "Enforce"}
-	a, sel, err = Resolve(EnvFrom(getenv(on)), "/simtimer", time.Now())
+	a, sel, err = Resolve(EnvFrom(getenv(on)), "/simtimer", time.Now(), Load)
 	if err != nil || a == nil || sel.Strategy != Enforce {
 		t.Fatalf("%+v %v", sel, err)
 	}
 	os.Remove(filepath.Join(EnclaveDir(ks, "/simtimer"), FileGovernance))
-	_, sel, err = Resolve(EnvFrom(getenv(on)), "/simtimer", time.Now())
+	_, sel, err = Resolve(EnvFrom(getenv(on)), "/simtimer", time.Now(), Load)
 	if err == nil || sel.Strategy != Enforce || !strings.Contains(err.Error(), "governance.p7s: missing") {
 		t.Fatalf("missing governance: %+v %v", sel, err)
 	}
