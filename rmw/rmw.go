@@ -187,6 +187,50 @@ type EndpointOptions struct {
 	// RequestTypeHash and ResponseTypeHash are, for service endpoints, the
 	// hashes of the request and response message types.
 	RequestTypeHash, ResponseTypeHash string
+	// Feed asks for a subscription that a waiting goroutine may read
+	// itself (see Feed): a socket of its own, for a best-effort reader. A
+	// transport that cannot give one ignores it, and so does a reliable
+	// reader (its acknowledgements belong to the transport's goroutines).
+	Feed bool
+}
+
+// Feed is implemented by a Subscription made with EndpointOptions.Feed on
+// a transport that gave it a socket of its own (the DDS transport on
+// Linux). An executor whose ROS timers wait for /clock waits on the feed
+// itself: the sample is read, installed and the timer it makes due run on
+// one goroutine, with no hand-off to another thread on the way. Samples
+// are delivered to the subscription's deliver function as usual, on the
+// goroutine that reads them.
+//
+// While no goroutine holds the feed, or while one wants it (Want), the
+// transport's own goroutine reads the socket as it reads any other.
+type Feed interface {
+	// Hold(1) tells the transport that a goroutine will wait on the feed
+	// from now on (its own goroutine stops reading the socket); Hold(-1)
+	// that it stopped.
+	Hold(n int)
+	// Want(1) tells that a goroutine blocks until an installed sample
+	// reaches it, outside any executor: the transport's goroutine reads the
+	// socket even while the feed is held, so the sample reaches it while
+	// the holder runs callbacks. Want(-1) ends that.
+	Want(n int)
+	// Wait blocks until a datagram waits on the socket (readable),
+	// Interrupt is called, the subscription is closed, or timeout passes
+	// (< 0: no limit). It reads nothing. It calls ready once its timeout
+	// is armed and before it blocks, and returns at once if ready reports
+	// false. ok is false when it did not wait: the feed is closed or
+	// another goroutine is waiting on it.
+	Wait(timeout time.Duration, ready func() bool) (readable, ok bool)
+	// Interrupt makes the Wait in progress return, or the next one if it
+	// has called ready already.
+	Interrupt()
+	// Pull reads every datagram waiting now, without blocking, and
+	// delivers its samples on the calling goroutine.
+	Pull()
+	// Fresh reads and delivers what waits, without blocking, when no
+	// goroutine is reading the socket now (the holder is running
+	// callbacks): a reader of ROS time calls it to see the latest sample.
+	Fresh()
 }
 
 // CheckTypeHash returns nil for "" (no hash) and for a well-formed RIHS01

@@ -74,6 +74,8 @@ type Subscription struct {
 	// svcDeliver, if set, takes the samples of a service reader (remote
 	// and local) with their request identity, in place of deliver.
 	svcDeliver func(rmw.Sample, rmw.RequestID)
+	// feed is the socket of its own (opts.Feed; feed_linux.go), or nil.
+	feed *feed
 }
 
 var _ rmw.Subscription = (*Subscription)(nil)
@@ -199,7 +201,7 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	t.graphDirty = true
 	t.kickNeeded = true
 	t.finishLocked()
-	return s, nil
+	return s.public(), nil
 }
 
 func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, qos rmw.QoS, deliver func(rmw.Sample), opts rmw.EndpointOptions, internal bool) (*Subscription, error) {
@@ -220,6 +222,9 @@ func (t *Transport) newSubscriptionLocked(node rmw.NodeInfo, dt, dtype string, q
 	}
 	s := &Subscription{t: t, guid: guid, node: node, ed: ed, qos: qos, deliver: deliver, onEvent: opts.OnEvent,
 		internal: internal, remote: map[wire.GUID]bool{}, refused: map[wire.GUID]bool{}}
+	if opts.Feed && !internal && t.sec == nil {
+		s.feed = t.newFeedLocked(s)
+	}
 	rc := endpoint.ReaderConfig{
 		GUID:        guid,
 		Participant: endpoint.Participant{Vendor: Vendor, Version: wire.ProtocolVersion21},
@@ -660,6 +665,9 @@ func (s *Subscription) Close() error {
 	t.graphDirty = true
 	t.kickNeeded = true
 	t.finishLocked()
+	if s.feed != nil {
+		s.feed.close()
+	}
 	t.waitCallbacks(&s.closed)
 	return nil
 }

@@ -848,14 +848,21 @@ func (t *Transport) Close() error {
 		p.closed = true
 		p.cbClosed.Store(true)
 	}
+	var feeds []*feed
 	for _, s := range t.subs {
 		s.closed.Store(true)
+		if s.feed != nil {
+			feeds = append(feeds, s.feed)
+		}
 	}
 	t.callbacks = nil
 	t.ackCond.Broadcast()
 	t.mu.Unlock()
 	close(t.done)
 	t.closeSockets()
+	for _, f := range feeds {
+		f.close()
+	}
 	// Called from a callback, Close may run on one of the goroutines it
 	// would wait for: it then only makes sure no further callback
 	// starts (every endpoint is closed, the queue is empty).

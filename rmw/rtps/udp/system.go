@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/net/ipv4"
 )
@@ -132,6 +133,12 @@ func (c *sysConn) WriteTo(b []byte, dst netip.AddrPort) error {
 }
 
 func (c *sysConn) LocalAddr() netip.AddrPort { return c.local }
+
+// SyscallConn returns the socket's raw connection (see Raw).
+func (c *sysConn) SyscallConn() (syscall.RawConn, error) { return c.c.SyscallConn() }
+
+// SetReadDeadline sets the deadline of ReadFrom (see Raw).
+func (c *sysConn) SetReadDeadline(t time.Time) error { return c.c.SetReadDeadline(t) }
 
 func (c *sysConn) Close() error {
 	err := c.c.Close()

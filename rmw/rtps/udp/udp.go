@@ -15,6 +15,8 @@ package udp
 import (
 	"errors"
 	"net/netip"
+	"syscall"
+	"time"
 )
 
 // MaxDatagram is the largest datagram the layer reads (the largest UDP
@@ -38,6 +40,19 @@ type Conn interface {
 	LocalAddr() netip.AddrPort
 	// Close releases the socket and unblocks ReadFrom. It is idempotent.
 	Close() error
+}
+
+// Raw is a Conn on an operating-system socket, which a goroutine may poll
+// itself (the DDS transport's feeds, see rmw.Feed). Conns of System are
+// Raw; MemNetwork's are not.
+type Raw interface {
+	Conn
+	// SyscallConn gives the socket's file descriptor.
+	SyscallConn() (syscall.RawConn, error)
+	// SetReadDeadline makes a ReadFrom blocked now or later return an
+	// error wrapping os.ErrDeadlineExceeded once t has passed (a t in the
+	// past: at once); the zero Time removes the deadline.
+	SetReadDeadline(t time.Time) error
 }
 
 // Network opens Conns.

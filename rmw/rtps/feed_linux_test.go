@@ -1,0 +1,162 @@
+package rtps
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nros-go/nros/internal/goid"
+	"github.com/nros-go/nros/rmw"
+	"github.com/nros-go/nros/rmw/rtps/udp"
+)
+
+// feedSub makes a best-effort subscription on b with a feed.
+func feedSub(t *testing.T, b *Transport, in *inbox, onDeliver func()) rmw.Feed {
+	t.Helper()
+	s, err := b.NewSubscription(rmw.NodeInfo{Name: "listener", Namespace: "/"}, "/clock_like", strType, bestEffort,
+		func(s rmw.Sample) {
+			if onDeliver != nil {
+				onDeliver()
+			}
+			in.deliver(s)
+		}, rmw.EndpointOptions{Feed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := s.(rmw.Feed)
+	if !ok {
+		t.Fatalf("a best-effort subscription asked for a feed on a system network is a %T, not an rmw.Feed", s)
+	}
+	return f
+}
+
+// TestFeedSocket: a feed subscription announces a socket of its own; while
+// nobody holds it the transport's goroutine reads it; a holder's Wait sees
+// the datagram and its Pull delivers it on the holder's goroutine; Want
+// lets the transport's goroutine read while it is held; Interrupt, the
+// timeout and a false ready end a Wait; Close ends one in progress.
+func TestFeedSocket(t *testing.T) {
+	a := newLoopback(t)
+	defer a.Close()
+	b := newLoopback(t)
+	defer b.Close()
+	in := &inbox{t: t}
+	var deliveredOn atomic.Uint64
+	f := feedSub(t, b, in, func() { deliveredOn.Store(uint64(goid.Current())) })
+	fs := f.(fedSubscription)
+	if len(fs.ed.UnicastLocators) == 0 || fs.ed.UnicastLocators[0].Port == uint32(b.UserAddr().Port()) {
+		t.Fatalf("reader locators %v: want a port of its own (participant's user port %d)", fs.ed.UnicastLocators, b.UserAddr().Port())
+	}
+	pub := mustPub(t, a, "/clock_like", bestEffort, nil)
+	waitUntil(t, "match", 10*time.Second, func() bool {
+		return pub.MatchedSubscriptions() == 1 && fs.MatchedPublishers() == 1
+	})
+
+	// Not held: the transport reads it.
+	if err := pub.Publish(str("free")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "delivery by the transport", 5*time.Second, func() bool { return len(in.got()) == 1 })
+
+	// Held: only the holder reads it, on its own goroutine.
+	f.Hold(1)
+	if err := pub.Publish(str("held")); err != nil {
+		t.Fatal(err)
+	}
+	readable, ok := f.Wait(5*time.Second, func() bool { return true })
+	if !ok || !readable {
+		t.Fatalf("Wait = %v, %v: want the datagram", readable, ok)
+	}
+	if n := len(in.got()); n != 1 {
+		t.Fatalf("delivered %d before Pull: the held feed was read by another goroutine", n)
+	}
+	f.Pull()
+	if got := in.got(); len(got) != 2 || got[1] != "held" {
+		t.Fatalf("after Pull got %q", got)
+	}
+	if me := uint64(goid.Current()); deliveredOn.Load() != me {
+		t.Fatalf("delivered on goroutine %d, the holder is %d", deliveredOn.Load(), me)
+	}
+
+	// Timeout, ready false, Interrupt.
+	start := time.Now()
+	if readable, ok := f.Wait(20*time.Millisecond, func() bool { return true }); readable || !ok {
+		t.Fatalf("Wait with nothing to read = %v, %v", readable, ok)
+	}
+	if el := time.Since(start); el < 15*time.Millisecond {
+		t.Fatalf("Wait returned after %v, before its 20ms timeout", el)
+	}
+	if readable, ok := f.Wait(-1, func() bool { return false }); readable || !ok {
+		t.Fatalf("Wait with ready false = %v, %v", readable, ok)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if readable, ok := f.Wait(-1, func() bool { return true }); readable || !ok {
+			t.Errorf("interrupted Wait = %v, %v", readable, ok)
+		}
+	}()
+	for i := 0; ; i++ { // Interrupt may land before the Wait arms: repeat
+		f.Interrupt()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Millisecond):
+			if i < 250 {
+				continue
+			}
+			t.Fatal("Interrupt did not end the Wait")
+		}
+		break
+	}
+
+	// Wanted while held: the transport reads again.
+	f.Want(1)
+	if err := pub.Publish(str("wanted")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "delivery while wanted", 5*time.Second, func() bool { return len(in.got()) == 3 })
+	f.Want(-1)
+
+	// Close ends a Wait in progress; later ones do not wait.
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		f.Wait(-1, func() bool { return true })
+	}()
+	time.Sleep(10 * time.Millisecond) // let it block (Close works either way)
+	if err := fs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close left a Wait blocked")
+	}
+	if _, ok := f.Wait(-1, func() bool { return true }); ok {
+		t.Fatal("Wait on a closed feed waited")
+	}
+	f.Hold(-1)
+}
+
+// TestFeedOnlyBestEffort: a reliable reader (its acknowledgements belong to
+// the transport) and a transport on an in-memory network get no feed.
+func TestFeedOnlyBestEffort(t *testing.T) {
+	b := newLoopback(t)
+	defer b.Close()
+	s, err := b.NewSubscription(node, "/r", strType, reliable, func(rmw.Sample) {}, rmw.EndpointOptions{Feed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.(rmw.Feed); ok {
+		t.Fatal("a reliable subscription got a feed")
+	}
+	m := newMem(t, udp.NewMemNetwork(), nil)
+	defer m.Close()
+	s, err = m.NewSubscription(node, "/be", strType, bestEffort, func(rmw.Sample) {}, rmw.EndpointOptions{Feed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.(rmw.Feed); ok {
+		t.Fatal("a subscription on an in-memory network got a feed")
+	}
+}
