@@ -155,6 +155,23 @@ type Waiter struct {
 	Deadline atomic.Int64
 	// C receives a token when ROS time reaches Deadline or a restart happens.
 	C chan struct{}
+	// Quiet, if set and true, mutes the waiter: the executor is installing
+	// samples itself (Feed.Pull) and looks at the clock right after.
+	Quiet *atomic.Bool
+	// Poke, if set, is called after a token was sent on C (the executor
+	// may be polling a Feed rather than receiving from C).
+	Poke func()
+}
+
+// Feed is a source of installs that a waiting goroutine can read itself
+// (rmw.Feed, which the /clock subscription of a context may implement).
+type Feed interface {
+	Hold(n int)
+	Want(n int)
+	Wait(timeout time.Duration, ready func() bool) (readable, ok bool)
+	Interrupt()
+	Pull()
+	Fresh()
 }
 
 // NewWaiter returns a waiter with no deadline that signals on c (a
@@ -173,8 +190,14 @@ func (w *Waiter) Wake() { w.signal() }
 
 // signal sends the token and reports whether this call sent it.
 func (w *Waiter) signal() bool {
+	if w.Quiet != nil && w.Quiet.Load() {
+		return false
+	}
 	select {
 	case w.C <- struct{}{}:
+		if w.Poke != nil {
+			w.Poke()
+		}
 		return true
 	default:
 		return false
@@ -195,6 +218,7 @@ type Override struct {
 	at    atomic.Int64
 
 	waiters  atomic.Pointer[[]*Waiter]
+	feed     atomic.Pointer[feedBox]
 	samples  atomic.Uint64
 	rejected atomic.Uint64
 	stats    Tracker // guarded by mu; see stats.go
@@ -221,6 +245,61 @@ func NewOverride(system func() SystemTime) *Override {
 
 // System reads the system clock the override falls back to.
 func (o *Override) System() SystemTime { return o.system() }
+
+type feedBox struct{ f Feed }
+
+// SetFeed makes f the feed that installs on o (nil: none).
+func (o *Override) SetFeed(f Feed) {
+	if f == nil {
+		o.feed.Store(nil)
+		return
+	}
+	o.feed.Store(&feedBox{f})
+}
+
+// ClearFeed removes f if it is o's feed.
+func (o *Override) ClearFeed(f Feed) {
+	if b := o.feed.Load(); b != nil && b.f == f {
+		o.feed.CompareAndSwap(b, nil)
+	}
+}
+
+// Feed returns o's feed, or nil.
+func (o *Override) Feed() Feed {
+	if b := o.feed.Load(); b != nil {
+		return b.f
+	}
+	return nil
+}
+
+// Want tells o's feed, if it has one, that a goroutine blocks until an
+// install reaches it, outside any executor (see rmw.Feed.Want): the
+// feed's own goroutine keeps reading while an executor that holds it runs
+// callbacks. Call the result once the wait is over.
+func (o *Override) Want() (done func()) {
+	f := o.Feed()
+	if f == nil {
+		return func() {}
+	}
+	f.Want(1)
+	return sync.OnceFunc(func() { f.Want(-1) })
+}
+
+// Fresh lets the feed read what waits, when nobody reads it now (see
+// rmw.Feed.Fresh). Call it with no lock held that an install may need (it
+// installs, and listeners run): Now and Snapshot do not call it.
+func (o *Override) Fresh() {
+	if o.feed.Load() != nil {
+		o.freshSlow()
+	}
+}
+
+func (o *Override) freshSlow() {
+	if b := o.feed.Load(); b != nil && o.mu.TryLock() {
+		o.mu.Unlock()
+		b.f.Fresh()
+	}
+}
 
 // Now returns the ROS time: the installed value once a sample is in force,
 // else system time. It does not allocate and takes no lock.

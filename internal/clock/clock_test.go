@@ -263,3 +263,33 @@ func TestSnapshotIsConsistent(t *testing.T) {
 		t.Fatalf("%d torn snapshots", torn.Load())
 	}
 }
+
+// A quiet waiter (its executor is installing itself) is not signalled; a
+// poke follows every token sent.
+func TestWaiterQuietAndPoke(t *testing.T) {
+	o := NewOverride(nil)
+	o.Attach()
+	var quiet atomic.Bool
+	pokes := 0
+	w := NewWaiter(nil)
+	w.Quiet, w.Poke = &quiet, func() { pokes++ }
+	w.Deadline.Store(0)
+	o.AddWaiter(w)
+	quiet.Store(true)
+	o.Install(5)
+	select {
+	case <-w.C:
+		t.Fatal("a quiet waiter was signalled")
+	default:
+	}
+	quiet.Store(false)
+	o.Install(6)
+	select {
+	case <-w.C:
+	default:
+		t.Fatal("the waiter was not signalled")
+	}
+	if pokes != 1 {
+		t.Fatalf("pokes = %d, want 1", pokes)
+	}
+}

@@ -101,6 +101,14 @@ type Loop struct {
 
 	alarm  *clock.Alarm // signals wake; the spinning goroutine only
 	passes atomic.Uint64
+
+	// The clock feed the loop waits on itself (feed.go): the spinning
+	// goroutine owns held and next; wakers read pollOn.
+	quiet  atomic.Bool             // set while it pulls: its waiters stay silent
+	pollOn atomic.Pointer[feedRef] // the feed it waits on now: Wake interrupts it
+	held   *feedRef                // the feed it holds, if any
+	armedF func() bool             // l.armed, made once
+	next   clock.Feed              // the feed nextWait found for the coming wait
 }
 
 type domainKey struct {
@@ -130,6 +138,7 @@ func New(o Options) *Loop {
 	l := &Loop{src: o.Sources, report: o.Report, beforeFire: o.BeforeFire, byKey: map[domainKey]*domain{},
 		wake: make(chan struct{}, 1), token: make(chan struct{}, 1)}
 	l.alarm = o.Sources.NewAlarm(l.wake)
+	l.armedF = l.armed
 	return l
 }
 
@@ -143,6 +152,7 @@ func (l *Loop) Passes() uint64 { return l.passes.Load() }
 func (l *Loop) Wake() {
 	select {
 	case l.wake <- struct{}{}:
+		l.poke()
 	default:
 	}
 }
@@ -181,6 +191,7 @@ func (l *Loop) domainLocked(c *Clock) *domain {
 		d = &domain{clk: *c, last: math.MinInt64}
 		if c.Kind == Ros {
 			d.waiter = clock.NewWaiter(l.wake)
+			d.waiter.Quiet, d.waiter.Poke = &l.quiet, l.poke
 			c.Ov.AddWaiter(d.waiter)
 			d.epoch = c.Ov.Snapshot().Epoch
 		}
@@ -313,6 +324,12 @@ func (l *Loop) Spin(ctx context.Context) error {
 		return ErrAlreadySpinning
 	}
 	defer l.spinning.Store(false)
+	defer l.release()
+	if ctx.Done() != nil {
+		// A wait on a feed does not select on ctx.Done: wake it.
+		stop := context.AfterFunc(ctx, l.Wake)
+		defer stop()
+	}
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -339,6 +356,7 @@ func (l *Loop) SpinOnce(timeout time.Duration) error {
 		return ErrAlreadySpinning
 	}
 	defer l.spinning.Store(false)
+	defer l.release()
 	deadline := int64(l.src.Steady()) + int64(timeout)
 	for {
 		n, w := l.runPass()
@@ -559,6 +577,7 @@ func (l *Loop) nextWait() waitResult {
 	if len(l.ready) > 0 || l.pending != nil || l.closed {
 		return waitResult{again: true}
 	}
+	l.next = nil
 	wait := time.Duration(-1)
 	consider := func(until int64) {
 		if until <= 0 {
@@ -583,6 +602,9 @@ func (l *Loop) nextWait() waitResult {
 		if top == nil {
 			d.waiter.Deadline.Store(math.MaxInt64)
 			continue
+		}
+		if l.next == nil {
+			l.next = d.clk.Ov.Feed()
 		}
 		r := d.clk.read()
 		if r.started {
@@ -634,6 +656,12 @@ func sat(a, b int64) int64 {
 // time steps it; it signals the wake channel, and a stale signal only
 // costs an extra pass.
 func (l *Loop) wait(done <-chan struct{}, d time.Duration) bool {
+	if f := l.next; f != nil && l.src.Timer == nil {
+		if more, ok := l.waitFeed(f, done, d); ok {
+			return more
+		}
+	}
+	l.release()
 	if d >= 0 {
 		l.alarm.Set(d)
 		defer l.alarm.Stop()
