@@ -62,7 +62,26 @@ func (c *Context) clockFor(t ClockType) *Clock { return &Clock{typ: t, ctx: c, o
 // Now returns the current time of the clock. A ROS clock with no time
 // source, or with a source that has not delivered a sample yet, reads system
 // time.
+//
+// A ROS clock read inside a callback of the executor that waits on the
+// /clock socket itself (see the README's performance section) first reads
+// the samples that arrived since the callback began, so it is as fresh as
+// one read anywhere else.
 func (c *Clock) Now() Time {
+	switch c.typ {
+	case ROSTime:
+		c.ov.Fresh()
+		return Time{int64(c.ov.Now())}
+	case SystemTime:
+		return Time{int64(c.ctx.src.System())}
+	default:
+		return Time{int64(c.ctx.src.Steady())}
+	}
+}
+
+// now is Now without reading the clock's socket: for callers that hold a
+// lock an install may need.
+func (c *Clock) now() Time {
 	switch c.typ {
 	case ROSTime:
 		return Time{int64(c.ov.Now())}
@@ -91,6 +110,7 @@ func (c *Clock) Started() bool {
 	if c.typ != ROSTime {
 		return true
 	}
+	c.ov.Fresh()
 	return c.ov.Started()
 }
 

@@ -198,9 +198,11 @@ func (h *clockHealth) current() (rmw.Subscription, bool) {
 // warns if no sample came since, and otherwise looks again
 // ClockStallWarning after the latest one.
 func (h *clockHealth) checkStall() {
-	if _, ok := h.current(); !ok {
+	sub, ok := h.current()
+	if !ok {
 		return
 	}
+	freshen(sub)
 	age := time.Duration(int64(h.ctx.src.Steady()) - h.last.Load())
 	if age < ClockStallWarning {
 		h.armStall(ClockStallWarning - age)
@@ -257,6 +259,9 @@ func (h *clockHealth) check() {
 	sub, current := h.current()
 	if !current {
 		return // released, failed or shut down meanwhile
+	}
+	if freshen(sub); h.got.Load() {
+		return
 	}
 	h.mu.Lock()
 	if h.warned {
@@ -359,4 +364,13 @@ func incompatiblePublishers(t rmw.Graph, topic string, qos QoS, events map[strin
 	}
 	slices.Sort(rest)
 	return append(out, rest...)
+}
+
+// freshen reads what waits on the socket of a clock subscription that an
+// executor holds while it runs callbacks (rmw.Feed.Fresh), so that a sample
+// that arrived meanwhile counts.
+func freshen(sub rmw.Subscription) {
+	if f, ok := sub.(rmw.Feed); ok {
+		f.Fresh()
+	}
 }

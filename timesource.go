@@ -64,6 +64,9 @@ func (cs *clockSubscription) deliver(s rmw.Sample) {
 
 func (cs *clockSubscription) close() {
 	cs.once.Do(func() {
+		if f, ok := cs.sub.(rmw.Feed); ok {
+			cs.ctx.ov.ClearFeed(f)
+		}
 		if cs.sub != nil {
 			cs.sub.Close()
 		}
@@ -93,12 +96,18 @@ func (c *Context) acquireClock(topic string, qos QoS, node rmw.NodeInfo, log *sl
 	cs := &clockSubscription{ctx: c, topic: topic, qos: qos, refs: 1, log: log}
 	cs.src = c.AttachTimeSource()
 	deliver, opts := c.watchClock(cs, node) // health.go: warns once if no sample comes
+	// A socket of its own where the transport has one: an executor whose
+	// ROS timers wait on this clock reads it itself (rmw.Feed).
+	opts.Feed = true
 	sub, err := t.NewSubscription(node, topic, (&rosgraph_msgs.Clock{}).TypeName(), qos, deliver, opts)
 	if err != nil {
 		cs.src.Detach()
 		return nil, fmt.Errorf("nros: subscribing to %s: %w", topic, err)
 	}
 	cs.sub = sub
+	if f, ok := sub.(rmw.Feed); ok {
+		c.ov.SetFeed(f)
+	}
 	c.clockSubs[topic] = cs
 	return cs, nil
 }

@@ -84,6 +84,7 @@ func (c *Clock) WaitUntilStarted(ctx context.Context) error {
 		}
 	})
 	defer remove()
+	defer c.ov.Want()()
 	if c.Started() {
 		return nil
 	}
@@ -161,6 +162,7 @@ func (c *Clock) begin() waitStart {
 	if c.typ != ROSTime {
 		return waitStart{now: c.Now().ns}
 	}
+	c.ov.Fresh()
 	s := c.ov.Snapshot()
 	return waitStart{now: int64(s.Now), epoch: s.Epoch, driven: s.Driven()}
 }
@@ -198,6 +200,7 @@ type clockWait struct {
 	stopped  bool
 	finish   func(error)
 	remove   func()
+	unwant   func() // ends the wait's claim on the clock's feed
 	tm       clock.Timer
 }
 
@@ -207,6 +210,7 @@ type clockWait struct {
 func (c *Clock) startWait(start waitStart, target int64, finish func(error)) *clockWait {
 	w := &clockWait{c: c, start: start.now, target: target, finish: finish}
 	if c.typ == ROSTime {
+		w.unwant = c.ov.Want()
 		w.remove = c.ov.AddListener(w.onChange)
 		// A restart between the start of the wait and the listener's
 		// registration was not seen by the listener: judge it now.
@@ -250,7 +254,7 @@ func (w *clockWait) arm() {
 	if w.finished || w.stopped {
 		return
 	}
-	left := w.target - w.c.Now().ns
+	left := w.target - w.c.now().ns
 	if left <= 0 {
 		w.finished = true
 		w.finish(nil)
@@ -281,6 +285,9 @@ func (w *clockWait) done(err error) {
 func (w *clockWait) stop() {
 	if w.remove != nil {
 		w.remove()
+	}
+	if w.unwant != nil {
+		w.unwant()
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
