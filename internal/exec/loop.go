@@ -572,12 +572,12 @@ func (l *Loop) execute(e Entity) (more bool, err error) {
 
 // nextWait computes how long the spinner may sleep before the next deadline.
 func (l *Loop) nextWait() waitResult {
+	l.next = nil
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.ready) > 0 || l.pending != nil || l.closed {
 		return waitResult{again: true}
 	}
-	l.next = nil
 	wait := time.Duration(-1)
 	consider := func(until int64) {
 		if until <= 0 {

@@ -294,7 +294,8 @@ func (f *feed) close() {
 	}
 	_ = f.econn.Close() // unblocks a Wait
 	_ = f.conn.Close()
-	f.mu.Lock() // waits for a pull between two reads
+	f.mu.Lock() // after a pull in progress, drop Fresh's buffer
+	f.buf = nil
 	f.mu.Unlock()
 }
 
