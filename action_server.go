@@ -373,7 +373,7 @@ func (s *ActionServer[Goal, Result, Feedback]) run(ctx context.Context, e *goalE
 	s.mu.Lock()
 	e.setStatus(status)
 	e.result = res
-	e.doneAt = s.clock.Now()
+	e.doneAt = s.clock.now() // under s.mu: do not read the clock's socket
 	waiters := e.waiters
 	e.waiters = nil
 	s.mu.Unlock()

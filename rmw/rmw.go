@@ -216,16 +216,19 @@ type Feed interface {
 	Want(n int)
 	// Wait blocks until a datagram waits on the socket (readable),
 	// Interrupt is called, the subscription is closed, or timeout passes
-	// (< 0: no limit). It reads nothing. It calls ready once its timeout
-	// is armed and before it blocks, and returns at once if ready reports
-	// false. ok is false when it did not wait: the feed is closed or
-	// another goroutine is waiting on it.
+	// (< 0: no limit). It may read that datagram, for the Pull that must
+	// follow a readable Wait. It calls ready once its timeout is armed and
+	// before it blocks, and returns at once if ready reports false. ok is
+	// false when it did not wait: the feed is closed or another goroutine
+	// is waiting on it.
 	Wait(timeout time.Duration, ready func() bool) (readable, ok bool)
 	// Interrupt makes the Wait in progress return, or the next one if it
 	// has called ready already.
 	Interrupt()
-	// Pull reads every datagram waiting now, without blocking, and
-	// delivers its samples on the calling goroutine.
+	// Pull delivers the samples of what the readable Wait before it
+	// found, on the calling goroutine (unless the transport is handing out
+	// callbacks on another goroutine at that moment: that one then does).
+	// More datagrams waiting are for the next Wait, which returns at once.
 	Pull()
 	// Fresh reads and delivers what waits, without blocking, when no
 	// goroutine is reading the socket now (the holder is running

@@ -158,8 +158,8 @@ type Waiter struct {
 	// Quiet, if set and true, mutes the waiter: the executor is installing
 	// samples itself (Feed.Pull) and looks at the clock right after.
 	Quiet *atomic.Bool
-	// Poke, if set, is called after a token was sent on C (the executor
-	// may be polling a Feed rather than receiving from C).
+	// Poke, if set, is called after every signal, sent or not (the
+	// executor may be waiting on a Feed rather than receiving from C).
 	Poke func()
 }
 
@@ -193,15 +193,16 @@ func (w *Waiter) signal() bool {
 	if w.Quiet != nil && w.Quiet.Load() {
 		return false
 	}
+	sent := false
 	select {
 	case w.C <- struct{}{}:
-		if w.Poke != nil {
-			w.Poke()
-		}
-		return true
+		sent = true
 	default:
-		return false
 	}
+	if w.Poke != nil {
+		w.Poke() // also when a token was there: see exec.Loop.Wake
+	}
+	return sent
 }
 
 // Override is the ROS-time state of one context.

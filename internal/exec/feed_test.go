@@ -22,6 +22,8 @@ type fakeFeed struct {
 	queue    []clock.RosTime
 	intr     bool
 	holds    int
+	wants    int
+	waiting  bool // one Wait at a time, as the DDS feed
 	waits    int
 	timeouts []time.Duration
 	pulledOn uintptr
@@ -41,7 +43,7 @@ func (f *fakeFeed) send(t clock.RosTime) {
 }
 
 func (f *fakeFeed) Hold(n int) { f.mu.Lock(); f.holds += n; f.mu.Unlock() }
-func (f *fakeFeed) Want(int)   {}
+func (f *fakeFeed) Want(n int) { f.mu.Lock(); f.wants += n; f.mu.Unlock() }
 func (f *fakeFeed) Fresh()     {}
 
 func (f *fakeFeed) Interrupt() {
@@ -53,6 +55,12 @@ func (f *fakeFeed) Interrupt() {
 
 func (f *fakeFeed) Wait(d time.Duration, ready func() bool) (bool, bool) {
 	f.mu.Lock()
+	if f.waiting {
+		f.mu.Unlock()
+		return false, false
+	}
+	f.waiting = true
+	defer func() { f.mu.Lock(); f.waiting = false; f.mu.Unlock() }()
 	f.waits++
 	f.timeouts = append(f.timeouts, d)
 	f.intr = false
@@ -140,10 +148,16 @@ func TestLoopWaitsOnFeed(t *testing.T) {
 		t.Fatalf("%d passes for one sample", n)
 	}
 
-	// Wake interrupts the feed wait.
+	// Wake interrupts the feed wait, also when a stale token (a late
+	// alarm's, which pokes nobody) sits in the channel.
 	_, w1 := f.state()
 	l.Wake()
 	waitFor("a pass after Wake", func() bool { _, w := f.state(); return w > w1 })
+	waitFor("the wait after it", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.waiting })
+	l.wake <- struct{}{} // the stale token
+	_, w2 := f.state()
+	l.Wake()
+	waitFor("a pass after Wake with a token already there", func() bool { _, w := f.state(); return w > w2 })
 
 	// A steady timer bounds the wait.
 	st := NewTimer(Config{ID: 2, Clock: Clock{Kind: Steady, Sources: l.Sources()}, Period: int64(time.Hour),
@@ -171,4 +185,47 @@ func TestLoopWaitsOnFeed(t *testing.T) {
 		t.Fatalf("holds after Spin returned: %d", h)
 	}
 	l.Close()
+}
+
+// TestSecondLoopWantsTheFeed: a loop that cannot wait on the feed (another
+// loop does) waits on its channel and wants the feed meanwhile, so that
+// the feed's own goroutine reads while the first loop runs callbacks.
+func TestSecondLoopWantsTheFeed(t *testing.T) {
+	ov := clock.NewOverride(nil)
+	ov.Attach()
+	ov.Install(10 * sec)
+	f := newFakeFeed(ov)
+	ov.SetFeed(f)
+	loops := []*Loop{New(Options{}), New(Options{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i, l := range loops {
+		tm := NewTimer(Config{ID: uint64(i + 1), Clock: Clock{Kind: Ros, Sources: l.Sources(), Ov: ov}, Period: sec,
+			Policy: timer.Skip, Autostart: true, Callback: func() {}})
+		if err := l.Add(tm); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = l.Spin(ctx) }()
+	}
+	for i := 0; ; i++ {
+		f.mu.Lock()
+		holds, wants, waiting := f.holds, f.wants, f.waiting
+		f.mu.Unlock()
+		if holds == 1 && wants == 1 && waiting {
+			break // one loop holds and waits on the feed, the other wants it
+		}
+		if i > 5000 {
+			t.Fatalf("holds %d, wants %d, waiting %v: want 1, 1, true", holds, wants, waiting)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	for _, l := range loops {
+		l.Close()
+	}
+	if f.holds != 0 || f.wants != 0 {
+		t.Fatalf("after Spin: holds %d, wants %d", f.holds, f.wants)
+	}
 }

@@ -152,9 +152,11 @@ func (l *Loop) Passes() uint64 { return l.passes.Load() }
 func (l *Loop) Wake() {
 	select {
 	case l.wake <- struct{}{}:
-		l.poke()
 	default:
 	}
+	// Poke even when a token was there already: the alarm leaves one
+	// without a poke, and a loop waiting on a feed does not see it.
+	l.poke()
 }
 
 // Add makes the loop run t. A timer belongs to one loop at most; adding it
@@ -660,6 +662,12 @@ func (l *Loop) wait(done <-chan struct{}, d time.Duration) bool {
 		if more, ok := l.waitFeed(f, done, d); ok {
 			return more
 		}
+		// Another loop waits on the feed: wait on the channel, and have
+		// the feed's own goroutine read meanwhile (that loop may be
+		// running a long callback, holding the feed).
+		l.release()
+		f.Want(1)
+		defer f.Want(-1)
 	}
 	l.release()
 	if d >= 0 {

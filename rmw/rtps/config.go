@@ -43,6 +43,16 @@ func (c SystemClock) Now() int64 {
 	return int64(time.Since(c.epoch))
 }
 
+// pollDeadline is the read deadline d from now for a wait in the runtime's
+// poller (which reads the real clock, whatever Config.Clock is); d past
+// about a century means none.
+func pollDeadline(d time.Duration) time.Time {
+	if d > 100*365*24*time.Hour {
+		return time.Time{}
+	}
+	return time.Now().Add(d)
+}
+
 // After starts a runtime timer.
 func (SystemClock) After(d time.Duration) (<-chan struct{}, func()) {
 	ch := make(chan struct{})

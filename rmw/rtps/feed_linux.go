@@ -187,7 +187,7 @@ func (s fedSubscription) Wait(timeout time.Duration, ready func() bool) (readabl
 	}
 	var dl time.Time
 	if timeout >= 0 {
-		dl = time.Unix(0, f.t.cfg.WallNow()+int64(timeout))
+		dl = pollDeadline(timeout)
 	}
 	_ = f.econn.SetReadDeadline(dl)
 	if !ready() {
@@ -293,10 +293,11 @@ func (f *feed) close() {
 		return
 	}
 	_ = f.econn.Close() // unblocks a Wait
-	_ = f.conn.Close()
-	f.mu.Lock() // after a pull in progress, drop Fresh's buffer
-	f.buf = nil
-	f.mu.Unlock()
+	_ = f.conn.Close()  // ends readLoop's read, and a pull's next one
+	select {
+	case f.park <- struct{}{}: // readLoop parked behind a hold sees closed
+	default:
+	}
 }
 
 // dupConn returns a second *net.UDPConn on c's socket (its own descriptor,

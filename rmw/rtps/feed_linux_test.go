@@ -1,6 +1,7 @@
 package rtps
 
 import (
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,5 +159,17 @@ func TestFeedOnlyBestEffort(t *testing.T) {
 	}
 	if _, ok := s.(rmw.Feed); ok {
 		t.Fatal("a subscription on an in-memory network got a feed")
+	}
+}
+
+// A far timeout (a timer that saturated at "never") is no deadline, not
+// one that overflowed into the past, which would make Wait return at once,
+// over and over.
+func TestPollDeadlineSaturates(t *testing.T) {
+	if d := pollDeadline(time.Duration(math.MaxInt64)); !d.IsZero() {
+		t.Fatalf("pollDeadline(MaxInt64) = %v, want none", d)
+	}
+	if d := pollDeadline(time.Hour); time.Until(d) < 59*time.Minute {
+		t.Fatalf("pollDeadline(1h) = %v", d)
 	}
 }
