@@ -163,8 +163,10 @@ type Waiter struct {
 	Poke func()
 }
 
-// Feed is a source of installs that a waiting goroutine can read itself
-// (rmw.Feed, which the /clock subscription of a context may implement).
+// Feed is a source of installs that a waiting goroutine can read itself:
+// rmw.Feed's methods (see there), which the /clock subscription of a
+// context may implement, named here so that the time core does not import
+// the transport interface.
 type Feed interface {
 	Hold(n int)
 	Want(n int)
