@@ -21,10 +21,10 @@ import (
 // A feed is the socket of its own that a best-effort subscription made
 // with rmw.EndpointOptions.Feed reads from: the reader announces it as its
 // unicast locator, so its writers send it there and nothing else arrives.
-// Whoever reads a datagram hands it to handleDatagram, as recvLoop does:
+// Whoever reads a datagram hands it to handleDatagram:
 //
-//   - the feed's goroutine (readLoop), while no executor holds the feed or
-//     while someone wants it (rmw.Feed.Want);
+//   - the feed's goroutine (recvLoop, with mayRead as its gate), while no
+//     executor holds the feed or while someone wants it (rmw.Feed.Want);
 //   - an executor that holds it, in Wait and Pull, on its own goroutine:
 //     the sample is installed and the timer it makes due runs on one thread;
 //   - a reader of ROS time, in Fresh, while the holder runs callbacks.
@@ -35,17 +35,17 @@ import (
 // once the feed is held.
 type feed struct {
 	t    *Transport
-	conn udp.Raw // readLoop's
+	conn udp.Raw // the feed's recvLoop reads it
 	// econn is a second descriptor of the same socket, for the holder:
 	// its read deadline is Wait's timeout and Interrupt, apart from the
-	// one that keeps readLoop out.
+	// one that keeps the feed's recvLoop out.
 	econn *net.UDPConn
 	erc   syscall.RawConn
 
 	ctl   sync.Mutex // guards holds/wants changes and the deadline
 	holds atomic.Int32
 	wants atomic.Int32
-	park  chan struct{} // wakes readLoop when it may read again
+	park  chan struct{} // wakes the feed's recvLoop when it may read again
 
 	waiting atomic.Bool // a holder is inside Wait, or between Wait and Pull
 	wbuf    []byte      // what Wait read, for Pull (guarded by waiting)
@@ -115,42 +115,27 @@ func (t *Transport) newFeedLocked(s *Subscription) *feed {
 			wire.LocatorFromAddrPort(netip.AddrPortFrom(a, c.LocalAddr().Port())))
 	}
 	t.wg.Add(1)
-	go f.readLoop()
+	go t.recvLoop(raw, f.mayRead)
 	return f
 }
 
-// readLoop reads the socket while the feed is not held (or is wanted).
-func (f *feed) readLoop() {
-	defer f.t.wg.Done()
-	buf := make([]byte, udp.MaxDatagram)
-	for {
-		if f.closed.Load() {
-			return
+// mayRead is the gate of the feed's recvLoop: it reads while the feed is
+// not held (or is wanted), and stops once the feed is closed.
+func (f *feed) mayRead() bool {
+	for !f.closed.Load() {
+		if f.holds.Load() == 0 || f.wants.Load() > 0 {
+			return true
 		}
-		if f.holds.Load() > 0 && f.wants.Load() == 0 {
-			select {
-			case <-f.park:
-			case <-f.t.done:
-				return
-			}
-			continue
+		select {
+		case <-f.park:
+		case <-f.t.done:
+			return false
 		}
-		n, src, err := f.conn.ReadFrom(buf)
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				continue
-			}
-			if f.closed.Load() || errors.Is(err, udp.ErrClosed) {
-				return
-			}
-			f.t.cfg.Logf("rtps: read %v: %v", f.conn.LocalAddr(), err)
-			continue
-		}
-		f.t.handleDatagram(buf[:n], src)
 	}
+	return false
 }
 
-// adjust changes a count and, with it, whether readLoop may read.
+// adjust changes a count and, with it, whether the feed's recvLoop may read.
 func (f *feed) adjust(c *atomic.Int32, n int) {
 	f.ctl.Lock()
 	defer f.ctl.Unlock()
@@ -287,15 +272,15 @@ func recvRaw(fd uintptr, buf []byte) (int, netip.AddrPort, syscall.Errno) {
 }
 
 // close stops the feed: a Wait in progress returns, the socket closes
-// and readLoop ends.
+// and the feed's recvLoop ends.
 func (f *feed) close() {
 	if !f.closed.CompareAndSwap(false, true) {
 		return
 	}
 	_ = f.econn.Close() // unblocks a Wait
-	_ = f.conn.Close()  // ends readLoop's read, and a pull's next one
+	_ = f.conn.Close()  // ends the recvLoop's read, and a pull's next one
 	select {
-	case f.park <- struct{}{}: // readLoop parked behind a hold sees closed
+	case f.park <- struct{}{}: // a recvLoop parked behind a hold sees closed
 	default:
 	}
 }

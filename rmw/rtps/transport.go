@@ -74,6 +74,7 @@ import (
 	"fmt"
 	"github.com/nros-go/nros/internal/bufpool"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -327,7 +328,7 @@ func New(cfg Config) (*Transport, error) {
 	for _, c := range []udp.Conn{t.meta, t.user, t.mc} {
 		if c != nil {
 			t.wg.Add(1)
-			go t.recvLoop(c)
+			go t.recvLoop(c, nil)
 		}
 	}
 	t.wg.Add(1)
@@ -504,10 +505,17 @@ func (t *Transport) kick() {
 	}
 }
 
-func (t *Transport) recvLoop(c udp.Conn) {
+// recvLoop reads c until it closes. gate, if set, runs before each read:
+// it blocks while the read must wait (a feed that an executor holds,
+// feed_linux.go) and reports false to stop; a read cut short by its
+// deadline goes back to it.
+func (t *Transport) recvLoop(c udp.Conn, gate func() bool) {
 	defer t.wg.Done()
 	buf := make([]byte, udp.MaxDatagram)
 	for {
+		if gate != nil && !gate() {
+			return
+		}
 		n, src, err := c.ReadFrom(buf)
 		if err != nil {
 			select {
@@ -517,6 +525,9 @@ func (t *Transport) recvLoop(c udp.Conn) {
 			}
 			if errors.Is(err, udp.ErrClosed) {
 				return
+			}
+			if gate != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+				continue
 			}
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
