@@ -93,6 +93,17 @@ func (f *fakeFeed) state() (holds, waits int) {
 	return f.holds, f.waits
 }
 
+// waitFor polls cond for up to 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i > 5000 {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestLoopWaitsOnFeed: a loop whose ROS timer waits on a clock with a feed
 // waits on the feed itself; the sample it pulls makes the timer due and the
 // callback runs on the spinning goroutine in the one pass right after; Wake interrupts
@@ -118,16 +129,7 @@ func TestLoopWaitsOnFeed(t *testing.T) {
 		spinner.Store(goid.Current())
 		spun <- l.Spin(ctx)
 	}()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for i := 0; !cond(); i++ {
-			if i > 5000 {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	waitFor("the loop to wait on the feed", func() bool { h, w := f.state(); return h == 1 && w >= 1 })
+	waitFor(t, "the loop to wait on the feed", func() bool { h, w := f.state(); return h == 1 && w >= 1 })
 
 	_, w0 := f.state()
 	p0 := l.Passes()
@@ -143,7 +145,7 @@ func TestLoopWaitsOnFeed(t *testing.T) {
 	if f.pulledOn != spinner.Load() {
 		t.Fatalf("pulled on goroutine %d, the spinner is %d", f.pulledOn, spinner.Load())
 	}
-	waitFor("the next wait", func() bool { _, w := f.state(); return w > w0 })
+	waitFor(t, "the next wait", func() bool { _, w := f.state(); return w > w0 })
 	if n := l.Passes() - p0; n != 1 {
 		t.Fatalf("%d passes for one sample", n)
 	}
@@ -152,12 +154,12 @@ func TestLoopWaitsOnFeed(t *testing.T) {
 	// alarm's, which pokes nobody) sits in the channel.
 	_, w1 := f.state()
 	l.Wake()
-	waitFor("a pass after Wake", func() bool { _, w := f.state(); return w > w1 })
-	waitFor("the wait after it", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.waiting })
+	waitFor(t, "a pass after Wake", func() bool { _, w := f.state(); return w > w1 })
+	waitFor(t, "the wait after it", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.waiting })
 	l.wake <- struct{}{} // the stale token
 	_, w2 := f.state()
 	l.Wake()
-	waitFor("a pass after Wake with a token already there", func() bool { _, w := f.state(); return w > w2 })
+	waitFor(t, "a pass after Wake with a token already there", func() bool { _, w := f.state(); return w > w2 })
 
 	// A steady timer bounds the wait.
 	st := NewTimer(Config{ID: 2, Clock: Clock{Kind: Steady, Sources: l.Sources()}, Period: int64(time.Hour),
@@ -165,7 +167,7 @@ func TestLoopWaitsOnFeed(t *testing.T) {
 	if err := l.Add(st); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("a wait with the steady timer's timeout", func() bool {
+	waitFor(t, "a wait with the steady timer's timeout", func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		d := f.timeouts[len(f.timeouts)-1]
@@ -208,18 +210,11 @@ func TestSecondLoopWantsTheFeed(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = l.Spin(ctx) }()
 	}
-	for i := 0; ; i++ {
+	waitFor(t, "one loop to hold and wait on the feed, the other to want it", func() bool {
 		f.mu.Lock()
-		holds, wants, waiting := f.holds, f.wants, f.waiting
-		f.mu.Unlock()
-		if holds == 1 && wants == 1 && waiting {
-			break // one loop holds and waits on the feed, the other wants it
-		}
-		if i > 5000 {
-			t.Fatalf("holds %d, wants %d, waiting %v: want 1, 1, true", holds, wants, waiting)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer f.mu.Unlock()
+		return f.holds == 1 && f.wants == 1 && f.waiting
+	})
 	cancel()
 	wg.Wait()
 	for _, l := range loops {
