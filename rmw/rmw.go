@@ -206,8 +206,9 @@ type EndpointOptions struct {
 // transport's own goroutine reads the socket as it reads any other.
 type Feed interface {
 	// Hold(1) tells the transport that a goroutine will wait on the feed
-	// from now on (its own goroutine stops reading the socket); Hold(-1)
-	// that it stopped.
+	// from now on (its own goroutine stops reading the socket, once a read
+	// it has begun ends: that one's samples are delivered as usual);
+	// Hold(-1) that it stopped.
 	Hold(n int)
 	// Want(1) tells that a goroutine blocks until an installed sample
 	// reaches it, outside any executor: the transport's goroutine reads the

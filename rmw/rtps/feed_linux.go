@@ -46,6 +46,11 @@ type feed struct {
 	holds atomic.Int32
 	wants atomic.Int32
 	park  chan struct{} // wakes the feed's recvLoop when it may read again
+	// parked: the feed's recvLoop waits in its gate. A read that it began
+	// before a Hold can still complete after it (the deadline is checked
+	// when a read starts), so a datagram sent just after Hold may be
+	// delivered by that goroutine, as usual; tests wait for parked.
+	parked atomic.Bool
 
 	waiting atomic.Bool // a holder is inside Wait, or between Wait and Pull
 	wbuf    []byte      // what Wait read, for Pull (guarded by waiting)
@@ -126,11 +131,14 @@ func (f *feed) mayRead() bool {
 		if f.holds.Load() == 0 || f.wants.Load() > 0 {
 			return true
 		}
+		f.parked.Store(true)
 		select {
 		case <-f.park:
 		case <-f.t.done:
+			f.parked.Store(false)
 			return false
 		}
+		f.parked.Store(false)
 	}
 	return false
 }

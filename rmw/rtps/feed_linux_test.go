@@ -59,8 +59,10 @@ func TestFeedSocket(t *testing.T) {
 	}
 	waitUntil(t, "delivery by the transport", 5*time.Second, func() bool { return len(in.got()) == 1 })
 
-	// Held: only the holder reads it, on its own goroutine.
+	// Held: only the holder reads it, on its own goroutine, once the
+	// transport's goroutine has left a read it may have begun before Hold.
 	f.Hold(1)
+	waitUntil(t, "the feed's goroutine parked", 5*time.Second, fs.f.parked.Load)
 	if err := pub.Publish(str("held")); err != nil {
 		t.Fatal(err)
 	}
