@@ -15,25 +15,53 @@ import (
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps"
+	"github.com/nros-go/nros/rmw/zenoh"
+	"github.com/nros-go/nros/rmw/zenoh/config"
 )
 
-// TestClockFeedInstallsOnTheSpinner: over real loopback DDS sockets, a
-// context's /clock subscription has a socket of its own (an rmw.Feed), and
-// an executor whose ROS timer waits on that clock reads it itself: once it
-// spins, every sample is installed on its goroutine, and the timer fires
-// there. A SleepUntil on another goroutine, while the executor runs a long
+// TestClockFeedInstallsOnTheSpinner: over real loopback sockets, a
+// context's /clock subscription is an rmw.Feed (on DDS a socket of its
+// own; on Zenoh the TCP link its samples come over), and an executor whose
+// ROS timer waits on that clock reads it itself: once it spins, every
+// sample is installed on its goroutine, and the timer fires there. A
+// SleepUntil on another goroutine, while the executor runs a long
 // callback, still sees the clock move (it wants the feed).
 func TestClockFeedInstallsOnTheSpinner(t *testing.T) {
-	dom := testdomain.Acquire(t)
-	var trs []rmw.Transport
-	for range 2 {
-		tr, err := rtps.New(rtps.Config{DomainID: dom})
+	t.Run("dds", func(t *testing.T) {
+		dom := testdomain.Acquire(t)
+		var trs []rmw.Transport
+		for range 2 {
+			tr, err := rtps.New(rtps.Config{DomainID: dom})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			trs = append(trs, tr)
+		}
+		testClockFeed(t, trs)
+	})
+	t.Run("zenoh", func(t *testing.T) {
+		mk := func(listen, connect []config.Endpoint) *zenoh.Transport {
+			zc := config.Default()
+			zc.Listen.Endpoints, zc.Connect.Endpoints = config.Unique(listen), config.Unique(connect)
+			tr, err := zenoh.New(zenoh.Config{Zenoh: zc, Warnf: func(string, ...any) {}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tr.Close() })
+			return tr
+		}
+		a := mk([]config.Endpoint{{Protocol: "tcp", Address: "127.0.0.1:0"}}, []config.Endpoint{})
+		ep, err := config.ParseEndpoint(a.Listeners()[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer tr.Close()
-		trs = append(trs, tr)
-	}
+		b := mk([]config.Endpoint{}, []config.Endpoint{ep})
+		testClockFeed(t, []rmw.Transport{a, b})
+	})
+}
+
+func testClockFeed(t *testing.T, trs []rmw.Transport) {
 	a := NewContext(WithTransport(trs[0]), WithLogOutput(io.Discard))
 	defer a.Shutdown()
 	n, err := NewNode("user", WithContext(a), WithParameterOverrides(map[string]any{UseSimTimeParameter: true}))
@@ -42,7 +70,7 @@ func TestClockFeedInstallsOnTheSpinner(t *testing.T) {
 	}
 	defer n.Close()
 	if a.ov.Feed() == nil {
-		t.Fatal("the /clock subscription on a DDS transport has no feed")
+		t.Fatal("the /clock subscription has no feed")
 	}
 
 	var mu sync.Mutex
@@ -84,7 +112,7 @@ func TestClockFeedInstallsOnTheSpinner(t *testing.T) {
 	}()
 
 	pub, err := trs[1].NewPublisher(rmw.NodeInfo{Name: "sim", Namespace: "/", Enclave: "/"}, DefaultClockTopic,
-		(&rosgraph_msgs.Clock{}).TypeName(), ClockQoS(), rmw.EndpointOptions{})
+		(&rosgraph_msgs.Clock{}).TypeName(), ClockQoS(), rmw.EndpointOptions{TypeHash: (*rosgraph_msgs.Clock)(nil).TypeHash()})
 	if err != nil {
 		t.Fatal(err)
 	}

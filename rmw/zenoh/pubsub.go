@@ -216,6 +216,7 @@ type Subscription struct {
 	g       guard
 	closed  atomic.Bool
 	adv     *advSub
+	feed    *feed // with rmw.EndpointOptions.Feed (feed.go)
 }
 
 func (s *Subscription) guardOf() *guard { return &s.g }
@@ -238,6 +239,9 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 		key = key[:strings.LastIndexByte(key, '/')+1] + "*"
 	}
 	s := &Subscription{t: t, key: key, node: sp.node, deliver: deliver}
+	if opts.Feed {
+		s.feed = &feed{}
+	}
 	a := ros.AdvancedSubscriberFor(sp.profile)
 	if a.History {
 		s.adv = newAdvSub(s, a)
@@ -270,11 +274,17 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 		s.adv.queryHistory()
 	}
 	t.drainEvents()
+	if s.feed != nil {
+		return fedSubscription{s}, nil
+	}
 	return s, nil
 }
 
 // handle takes one sample for this subscription.
 func (s *Subscription) handle(sm sample) {
+	if s.feed != nil && sm.face != nil && s.feed.last.Load() != sm.face {
+		s.feed.last.Store(sm.face)
+	}
 	att, _, err := ros.ParseAttachment(sm.attachment)
 	if err != nil {
 		s.t.Stats.BadAttachment.Add(1)
@@ -332,6 +342,9 @@ func (s *Subscription) Close() error {
 	delete(t.eps, s)
 	t.mu.Unlock()
 	s.g.close()
+	if s.feed != nil {
+		s.feed.close()
+	}
 	t.drainEvents()
 	return nil
 }

@@ -408,6 +408,7 @@ type sample struct {
 	attachment []byte
 	ts         *wire.Timestamp
 	src        *wire.SourceInfo
+	face       *session.Face // the face it came from (nil: a local publisher)
 }
 
 // subscriber is a local zenoh subscriber: a topic subscription, or the
@@ -515,7 +516,7 @@ func (h handler) Push(f *session.Face, key string, m *wire.Push, reliable bool) 
 	if ts == nil {
 		ts = m.Timestamp
 	}
-	h.t.dispatch(&sample{key: key, payload: put.Payload, attachment: put.Attachment, ts: ts, src: put.SourceInfo})
+	h.t.dispatch(&sample{key: key, payload: put.Payload, attachment: put.Attachment, ts: ts, src: put.SourceInfo, face: f})
 }
 
 func (h handler) Request(f *session.Face, key string, m *wire.Request) {

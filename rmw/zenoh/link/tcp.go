@@ -1,31 +1,39 @@
 package link
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 )
 
 // TCP: each batch is preceded by its length, 2 bytes little endian.
 
 type tcpLink struct {
-	conn          net.Conn
-	r             *bufio.Reader
+	conn net.Conn
+	// rb holds what was read and not handed out yet, rb[r:w]: whole
+	// batches and the start of the next one. ReadBatch and the lead's
+	// reads share it (their caller keeps them from overlapping), so a read
+	// that yields keeps what it had.
+	rb            []byte
+	r, w          int
 	wmu           sync.Mutex
 	wbuf          []byte
 	local, remote Endpoint
 	closeOnce     sync.Once
 	closed        chan struct{}
+	lmu           sync.Mutex
+	lead          *tcpLead // a leader's descriptor of the socket (lead.go), made on first use
+	leadErr       error    // why there is none
 }
 
 func newTCPLink(c net.Conn) *tcpLink {
 	return &tcpLink{
 		conn:   c,
-		r:      bufio.NewReaderSize(c, 2+MaxBatch),
+		rb:     make([]byte, 2*(2+MaxBatch)),
 		local:  endpointOf("tcp", c.LocalAddr()),
 		remote: endpointOf("tcp", c.RemoteAddr()),
 		closed: make(chan struct{}),
@@ -46,18 +54,51 @@ func dialTCP(ctx context.Context, e Endpoint) (Link, error) {
 }
 
 func (l *tcpLink) ReadBatch(buf []byte) (int, error) {
-	var h [2]byte
-	if _, err := io.ReadFull(l.r, h[:]); err != nil {
-		return 0, l.readErr(err)
+	for {
+		if b, ok := l.NextBatch(); ok {
+			if len(b) > len(buf) {
+				return 0, fmt.Errorf("zenoh link %s: batch of %d bytes exceeds the %d-byte buffer", l.remote, len(b), len(buf))
+			}
+			return copy(buf, b), nil
+		}
+		l.makeRoom()
+		n, err := l.conn.Read(l.rb[l.w:])
+		l.w += n
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return 0, ErrYield
+			}
+			if errors.Is(err, io.EOF) && l.w > l.r {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, l.readErr(err)
+		}
 	}
-	n := int(h[0]) | int(h[1])<<8
-	if n > len(buf) {
-		return 0, fmt.Errorf("zenoh link %s: batch of %d bytes exceeds the %d-byte buffer", l.remote, n, len(buf))
+}
+
+// NextBatch returns the next whole batch read, if any; it stays valid
+// until the next read of the link.
+func (l *tcpLink) NextBatch() ([]byte, bool) {
+	if !l.whole() {
+		return nil, false
 	}
-	if _, err := io.ReadFull(l.r, buf[:n]); err != nil {
-		return 0, l.readErr(err)
+	n := int(l.rb[l.r]) | int(l.rb[l.r+1])<<8
+	b := l.rb[l.r+2 : l.r+2+n]
+	l.r += 2 + n
+	return b, true
+}
+
+// makeRoom moves a partial batch to the front of rb when a whole batch
+// might not fit after it (rb holds two).
+func (l *tcpLink) makeRoom() {
+	if l.r == l.w {
+		l.r, l.w = 0, 0
+		return
 	}
-	return n, nil
+	if len(l.rb)-l.w < 2+MaxBatch {
+		l.w = copy(l.rb, l.rb[l.r:l.w])
+		l.r = 0
+	}
 }
 
 func (l *tcpLink) readErr(err error) error {
@@ -96,6 +137,12 @@ func (l *tcpLink) Close() error {
 	l.closeOnce.Do(func() {
 		close(l.closed)
 		err = l.conn.Close()
+		l.lmu.Lock()
+		if l.lead != nil {
+			l.lead.close()
+		}
+		l.leadErr = ErrClosed
+		l.lmu.Unlock()
 	})
 	return err
 }

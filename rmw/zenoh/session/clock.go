@@ -39,3 +39,13 @@ func after(c Clock, d time.Duration) (<-chan struct{}, func() bool) {
 	t := c.AfterFunc(d, func() { close(ch) })
 	return ch, t.Stop
 }
+
+// pollDeadline is the read deadline d from now for a wait in the runtime's
+// poller (which reads the real clock, whatever Config.Clock is); d past
+// about a century means none.
+func pollDeadline(d time.Duration) time.Time {
+	if d > 100*365*24*time.Hour {
+		return time.Time{}
+	}
+	return time.Now().Add(d)
+}

@@ -44,11 +44,16 @@ type transport struct {
 	lastRx  atomic.Int64
 	lastTx  atomic.Int64
 	wg      sync.WaitGroup // writer and lease goroutines
+	ld      lead           // a goroutine outside the session that reads the link (lead.go)
+
+	// the rx counts already added to the session's (whoever reads: rmu)
+	malformed, outOfOrder uint64
 }
 
 func newTransport(s *Session, l link.Link, p Params) *transport {
 	t := &transport{s: s, l: l, p: p, rx: NewRx(p, s.cfg.MaxMessageSize), tx: NewTx(p),
 		wake: make(chan struct{}, 1), closing: make(chan struct{})}
+	t.ld.init()
 	now := s.cfg.Clock.Now()
 	t.lastRx.Store(now)
 	t.lastTx.Store(now)
@@ -202,41 +207,56 @@ func (t *transport) lease() {
 func (t *transport) reader() {
 	defer t.s.wg.Done()
 	buf := make([]byte, link.MaxBatch)
-	var malformed, outOfOrder uint64 // t.rx's counts already added to the session's
-	for {
+	for t.mayRead() {
+		t.ld.rmu.Lock()
 		n, err := t.l.ReadBatch(buf)
-		if err != nil {
-			t.shutdown(err, false)
-			break
-		}
-		t.lastRx.Store(t.s.cfg.Clock.Now())
-		t.s.trace(t.l, true, buf[:n])
-		err = t.rx.Batch(buf[:n], func(m wire.NetworkMessage, reliable bool) {
-			t.s.dispatch(t.f, m, reliable)
-		})
-		if d := t.rx.Stats.Malformed - malformed; d != 0 {
-			t.s.Stats.Malformed.Add(d)
-			malformed += d
-		}
-		if d := t.rx.Stats.OutOfOrder - outOfOrder; d != 0 {
-			t.s.Stats.OutOfOrder.Add(d)
-			outOfOrder += d
-		}
-		if err != nil {
-			t.shutdown(err, false)
-			break
-		}
-		select {
-		case <-t.closing:
-			t.shutdown(nil, false)
-		default:
+		if errors.Is(err, link.ErrYield) {
+			t.ld.rmu.Unlock()
 			continue
 		}
-		break
+		if err != nil {
+			t.ld.rmu.Unlock()
+			t.shutdown(err, false)
+			break
+		}
+		stop := t.handle(buf[:n])
+		t.ld.rmu.Unlock()
+		if stop {
+			break
+		}
 	}
 	t.wg.Wait()
 	t.l.Close()
 	t.s.faceDown(t.f)
+}
+
+// handle handles one received batch (whoever read it holds ld.rmu). It
+// reports true when the transport is closing: nothing more is read.
+func (t *transport) handle(b []byte) bool {
+	t.lastRx.Store(t.s.cfg.Clock.Now())
+	t.s.trace(t.l, true, b)
+	err := t.rx.Batch(b, func(m wire.NetworkMessage, reliable bool) {
+		t.s.dispatch(t.f, m, reliable)
+	})
+	if d := t.rx.Stats.Malformed - t.malformed; d != 0 {
+		t.s.Stats.Malformed.Add(d)
+		t.malformed += d
+	}
+	if d := t.rx.Stats.OutOfOrder - t.outOfOrder; d != 0 {
+		t.s.Stats.OutOfOrder.Add(d)
+		t.outOfOrder += d
+	}
+	if err != nil {
+		t.shutdown(err, false)
+		return true
+	}
+	select {
+	case <-t.closing:
+		t.shutdown(nil, false)
+		return true
+	default:
+		return false
+	}
 }
 
 // closeReason is why the transport closed (nil while open).
