@@ -17,13 +17,19 @@ import (
 //
 // The reader reads again when nobody holds the face (Hold), while someone
 // wants it (Want: a goroutine blocks on ROS time outside the executor), and
-// once the leader has been away from the socket for leadTakeover (it runs
-// callbacks: replies, keep-alives and other keys must not wait on them).
-// Only links that implement link.Leadable (TCP, on Linux) can be led.
+// once the leader runs callbacks for long (replies, keep-alives and other
+// keys must not wait on them): the takeover timer, armed as each Wait
+// starts, gives the link back leadTakeover after it if the leader is away
+// from the socket by then, or at once if it is away and the timer fired
+// during the Wait. Arming it as the Wait starts keeps the runtime's timer
+// work (which wakes another thread when no thread waits in the poller) off
+// the path from a sample to its callback whenever samples come more often
+// than leadTakeover. Only links that implement link.Leadable (TCP, on
+// Linux) can be led.
 
-// leadTakeover is how long a leader may stay away from the link it leads
-// before the face's reader reads it again.
-const leadTakeover = time.Millisecond
+// leadTakeover is how long after a Wait starts a leader may stay away from
+// the link it leads before the face's reader reads it again.
+const leadTakeover = 20 * time.Millisecond
 
 // freshEvery bounds how often Fresh reads the socket.
 const freshEvery = 100 * time.Microsecond
@@ -32,13 +38,13 @@ type lead struct {
 	mu      sync.Mutex
 	holders int
 	wants   int
-	leading bool // a leader is in Wait, or left it less than leadTakeover ago
-	allowed bool // the reader may read (!leading || wants > 0); Yield is its opposite
-	failed  bool // the link cannot be led
+	leading bool        // a leader is in Wait, or has not been away for long
+	allowed atomic.Bool // the reader may read (!leading || wants > 0); Yield is its opposite
+	failed  bool        // the link cannot be led
 	park    chan struct{}
 	timer   Timer
-	gen     uint64 // bumped by every Wait: an older takeover timer does nothing
-	armed   uint64 // the gen the takeover timer was armed for
+	gen     uint64 // bumped by every Wait
+	late    bool   // the takeover timer fired while the leader waited
 
 	waiting  atomic.Bool // a leader is in Wait, or between a readable Wait and its Pull
 	rmu      sync.Mutex  // held by whoever reads the link (and handles what it read)
@@ -46,7 +52,7 @@ type lead struct {
 }
 
 func (ld *lead) init() {
-	ld.allowed = true
+	ld.allowed.Store(true)
 	ld.park = make(chan struct{}, 1)
 }
 
@@ -54,10 +60,10 @@ func (ld *lead) init() {
 func (t *transport) applyLocked() {
 	ld := &t.ld
 	allowed := !ld.leading || ld.wants > 0
-	if allowed == ld.allowed {
+	if allowed == ld.allowed.Load() {
 		return
 	}
-	ld.allowed = allowed
+	ld.allowed.Store(allowed)
 	lk := t.l.(link.Leadable) // leading is only ever set on one
 	if allowed {
 		lk.Yield(false)
@@ -75,10 +81,7 @@ func (t *transport) applyLocked() {
 func (t *transport) mayRead() bool {
 	ld := &t.ld
 	for {
-		ld.mu.Lock()
-		ok := ld.allowed
-		ld.mu.Unlock()
-		if ok {
+		if ld.allowed.Load() {
 			return true
 		}
 		select {
@@ -141,9 +144,8 @@ func (f *Face) Wait(timeout time.Duration, ready func() bool) (readable, ok bool
 		return false, false
 	}
 	ld.gen++
-	if ld.timer != nil {
-		ld.timer.Stop()
-	}
+	ld.late = false
+	t.armLocked()
 	ld.leading = true
 	t.applyLocked()
 	ld.mu.Unlock()
@@ -202,13 +204,7 @@ func (f *Face) Pull() {
 func (f *Face) Fresh() {
 	t := f.t
 	ld := &t.ld
-	if ld.waiting.Load() {
-		return
-	}
-	ld.mu.Lock()
-	reads := ld.allowed
-	ld.mu.Unlock()
-	if reads || t.s.cfg.Clock.Now()-ld.lastPull.Load() < int64(freshEvery) {
+	if ld.waiting.Load() || ld.allowed.Load() || t.s.cfg.Clock.Now()-ld.lastPull.Load() < int64(freshEvery) {
 		return
 	}
 	if !ld.rmu.TryLock() {
@@ -233,29 +229,42 @@ func (t *transport) handleBuffered() {
 	}
 }
 
-// leftLink: the leader left the socket; it gets leadTakeover to come back
-// before the reader takes over.
+// leftLink: the leader left the socket. If the takeover timer already
+// fired during the Wait, it is armed again now.
 func (t *transport) leftLink() {
 	ld := &t.ld
 	ld.mu.Lock()
 	ld.waiting.Store(false)
-	if ld.leading {
-		ld.armed = ld.gen
-		if r, ok := ld.timer.(interface{ Reset(time.Duration) bool }); ok {
-			r.Reset(leadTakeover)
-		} else {
-			ld.timer = t.s.cfg.Clock.AfterFunc(leadTakeover, t.takeover)
-		}
+	if ld.leading && ld.late {
+		ld.late = false
+		t.armLocked()
 	}
 	ld.mu.Unlock()
 }
 
-// takeover gives the link back to the reader when the leader has stayed
-// away since the Wait the timer was armed after.
+// armLocked (re)starts the takeover timer.
+func (t *transport) armLocked() {
+	ld := &t.ld
+	if r, ok := ld.timer.(interface{ Reset(time.Duration) bool }); ok {
+		r.Reset(leadTakeover)
+		return
+	}
+	if ld.timer != nil {
+		ld.timer.Stop()
+	}
+	ld.timer = t.s.cfg.Clock.AfterFunc(leadTakeover, t.takeover)
+}
+
+// takeover gives the link back to the reader when the leader is away from
+// it; while the leader waits, it only notes that it fired.
 func (t *transport) takeover() {
 	ld := &t.ld
 	ld.mu.Lock()
-	if ld.leading && ld.armed == ld.gen && !ld.waiting.Load() {
+	switch {
+	case !ld.leading:
+	case ld.waiting.Load():
+		ld.late = true
+	default:
 		ld.leading = false
 		t.applyLocked()
 	}

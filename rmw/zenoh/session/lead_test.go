@@ -52,7 +52,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestLeadFace: a goroutine leads a face's TCP link. Unheld, the face's
 // reader delivers; a leader's Wait reads the batch and its Pull delivers on
 // the leader's goroutine, nothing before; a leader away for longer than
-// leadTakeover has the reader take the link back; the timeout, ready false
+// leadTakeover has the reader take the link back, also after a Wait
+// longer than that; the timeout, ready false
 // and Interrupt end a Wait; a wanted face is not led; Hold(-1) gives the
 // link back; a link that closes ends a Wait in progress.
 func TestLeadFace(t *testing.T) {
@@ -116,14 +117,22 @@ func TestLeadFace(t *testing.T) {
 		t.Fatal("delivered on the leader's goroutine while it was away")
 	}
 
-	// Timeout, ready false, Interrupt.
+	// Timeout. The takeover timer fires during this Wait, so it is armed
+	// again as the Wait ends: the reader still takes the link back.
 	start := time.Now()
-	if readable, ok := face.Wait(20*time.Millisecond, yes); readable || !ok {
+	if readable, ok := face.Wait(leadTakeover+10*time.Millisecond, yes); readable || !ok {
 		t.Fatalf("Wait with nothing to read = %v, %v", readable, ok)
 	}
-	if el := time.Since(start); el < 15*time.Millisecond {
-		t.Fatalf("Wait returned after %v, before its 20ms timeout", el)
+	if el := time.Since(start); el < leadTakeover {
+		t.Fatalf("Wait returned after %v, before its timeout", el)
 	}
+	put("late")
+	waitFor(t, "the reader's delivery after a long Wait", func() bool { d, _ := rb.got(); return len(d) == 6 })
+	if _, on := rb.got(); on[5] == me {
+		t.Fatal("delivered on the leader's goroutine while it was away")
+	}
+
+	// Ready false, Interrupt.
 	if readable, ok := face.Wait(-1, func() bool { return false }); readable || !ok {
 		t.Fatalf("Wait with ready false = %v, %v", readable, ok)
 	}
@@ -153,7 +162,7 @@ func TestLeadFace(t *testing.T) {
 		t.Fatalf("Wait while wanted = %v, %v: want no lead", readable, ok)
 	}
 	put("wanted")
-	waitFor(t, "delivery while wanted", func() bool { d, _ := rb.got(); return len(d) == 6 })
+	waitFor(t, "delivery while wanted", func() bool { d, _ := rb.got(); return len(d) == 7 })
 	face.Want(-1)
 
 	// Released: the reader delivers at once.
@@ -163,7 +172,7 @@ func TestLeadFace(t *testing.T) {
 	face.Pull()
 	face.Hold(-1)
 	put("released")
-	waitFor(t, "delivery once released", func() bool { d, _ := rb.got(); return len(d) == 8 })
+	waitFor(t, "delivery once released", func() bool { d, _ := rb.got(); return len(d) == 9 })
 
 	// The link closes during a Wait: it ends.
 	face.Hold(1)
@@ -200,7 +209,7 @@ func TestLeadFace(t *testing.T) {
 	if _, ok := face.Wait(-1, yes); ok {
 		t.Fatal("Wait on a closed link led it")
 	}
-	if d, _ := rb.got(); len(d) != 8 {
+	if d, _ := rb.got(); len(d) != 9 {
 		t.Fatalf("delivered %q", d)
 	}
 }
