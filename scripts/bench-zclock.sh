@@ -12,7 +12,9 @@
 # medians, and the Go/pico ratios of each repetition (same-run comparisons)
 # with their median and range. Runs in interop/netns (loopback only).
 #
-# CLOCKLAT=path runs that clocklat binary instead of building one.
+# CLOCKLAT=path runs that clocklat binary instead of building one;
+# CLOCKLAT_B=path adds a second one's callback runs (tag goB) to every
+# repetition, for a same-run A/B of two builds.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 R=${1:-7}
@@ -37,17 +39,20 @@ one() {
 for r in $(seq 1 "$R"); do
   one go "env $zgo $CL --count 490 --timeout 15 >$L/go_$r.sub" "$r"
   one gorx "env $zgo $CL --count 490 --timeout 15 --rx $L/gorx_$r.sub >/dev/null" "$r"
+  if [ -n "${CLOCKLAT_B:-}" ]; then one goB "env $zgo $CLOCKLAT_B --count 490 --timeout 15 >$L/goB_$r.sub" "$r"; fi
   one zpico "$B/zclocksub --mode peer --listen $ZEP --count 490 --timeout 15 >$L/zpico_$r.sub" "$r"
 done | tee "$L/all.txt"
 med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-for t in go gorx zpico; do
+tags="go gorx zpico"
+[ -z "${CLOCKLAT_B:-}" ] || tags="$tags goB"
+for t in $tags; do
   p50=$(awk -v t=$t '$1 == t { print $2 }' "$L/all.txt" | med)
   p90=$(awk -v t=$t '$1 == t { print $5 }' "$L/all.txt" | med)
   p99=$(awk -v t=$t '$1 == t { print $3 }' "$L/all.txt" | med)
   echo "median over $R runs: $t p50 $p50 µs, p90 $p90 µs, p99 $p99 µs"
 done
 # Same-run ratios: repetition r's Go figure over repetition r's pico one.
-for t in go gorx; do
+for t in ${tags/ zpico/}; do
   for col in 2:p50 5:p90 3:p99; do
     c=${col%%:*} name=${col#*:}
     awk -v c="$c" -v t=$t '$1 == t { g[++ng] = $c } $1 == "zpico" { y[++ny] = $c } END { for (i = 1; i <= ng && i <= ny; i++) printf "%.3f\n", g[i] / y[i] }' "$L/all.txt" |

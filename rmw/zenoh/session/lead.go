@@ -18,17 +18,15 @@ import (
 // The reader reads again when nobody holds the face (Hold), while someone
 // wants it (Want: a goroutine blocks on ROS time outside the executor), and
 // once the leader runs callbacks for long (replies, keep-alives and other
-// keys must not wait on them): the takeover timer, armed as each Wait
-// starts, gives the link back leadTakeover after it if the leader is away
-// from the socket by then, or at once if it is away and the timer fired
-// during the Wait. Arming it as the Wait starts keeps the runtime's timer
-// work (which wakes another thread when no thread waits in the poller) off
-// the path from a sample to its callback whenever samples come more often
-// than leadTakeover. Only links that implement link.Leadable (TCP, on
-// Linux) can be led.
+// keys must not wait on them): while a leader leads, a ticker looks every
+// leadTakeover, and gives the link back when the leader has been away from
+// the socket since the tick before. The ticker costs nothing on the path
+// from a sample to its callback: resetting a runtime timer there would wake
+// another thread (wakeNetPoller -> wakep) when none waits in the poller.
+// Only links that implement link.Leadable (TCP, on Linux) can be led.
 
-// leadTakeover is how long after a Wait starts a leader may stay away from
-// the link it leads before the face's reader reads it again.
+// leadTakeover is the takeover ticker's period: a leader away from the
+// link for one to two periods gives it back to the face's reader.
 const leadTakeover = 20 * time.Millisecond
 
 // freshEvery bounds how often Fresh reads the socket.
@@ -43,8 +41,9 @@ type lead struct {
 	failed  bool        // the link cannot be led
 	park    chan struct{}
 	timer   Timer
+	ticking bool   // the takeover ticker runs
 	gen     uint64 // bumped by every Wait
-	late    bool   // the takeover timer fired while the leader waited
+	seen    uint64 // gen at the ticker's last look
 
 	waiting  atomic.Bool // a leader is in Wait, or between a readable Wait and its Pull
 	rmu      sync.Mutex  // held by whoever reads the link (and handles what it read)
@@ -144,8 +143,11 @@ func (f *Face) Wait(timeout time.Duration, ready func() bool) (readable, ok bool
 		return false, false
 	}
 	ld.gen++
-	ld.late = false
-	t.armLocked()
+	if !ld.ticking {
+		ld.ticking = true
+		ld.seen = ld.gen
+		t.armLocked()
+	}
 	ld.leading = true
 	t.applyLocked()
 	ld.mu.Unlock()
@@ -229,20 +231,12 @@ func (t *transport) handleBuffered() {
 	}
 }
 
-// leftLink: the leader left the socket. If the takeover timer already
-// fired during the Wait, it is armed again now.
+// leftLink: the leader left the socket.
 func (t *transport) leftLink() {
-	ld := &t.ld
-	ld.mu.Lock()
-	ld.waiting.Store(false)
-	if ld.leading && ld.late {
-		ld.late = false
-		t.armLocked()
-	}
-	ld.mu.Unlock()
+	t.ld.waiting.Store(false)
 }
 
-// armLocked (re)starts the takeover timer.
+// armLocked (re)starts the takeover ticker's timer.
 func (t *transport) armLocked() {
 	ld := &t.ld
 	if r, ok := ld.timer.(interface{ Reset(time.Duration) bool }); ok {
@@ -255,18 +249,22 @@ func (t *transport) armLocked() {
 	ld.timer = t.s.cfg.Clock.AfterFunc(leadTakeover, t.takeover)
 }
 
-// takeover gives the link back to the reader when the leader is away from
-// it; while the leader waits, it only notes that it fired.
+// takeover is the ticker: it gives the link back to the reader when the
+// leader is away from it and has not come back since the last tick, and
+// stops once nobody leads.
 func (t *transport) takeover() {
 	ld := &t.ld
 	ld.mu.Lock()
+	defer ld.mu.Unlock()
 	switch {
 	case !ld.leading:
-	case ld.waiting.Load():
-		ld.late = true
-	default:
+		ld.ticking = false
+	case !ld.waiting.Load() && ld.gen == ld.seen:
 		ld.leading = false
+		ld.ticking = false
 		t.applyLocked()
+	default:
+		ld.seen = ld.gen
+		t.armLocked()
 	}
-	ld.mu.Unlock()
 }
