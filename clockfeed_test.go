@@ -10,11 +10,9 @@ import (
 	"time"
 
 	"github.com/nros-go/nros/internal/clock"
-	"github.com/nros-go/nros/internal/fixture/testdomain"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"
-	"github.com/nros-go/nros/rmw/rtps"
 	"github.com/nros-go/nros/rmw/zenoh"
 	"github.com/nros-go/nros/rmw/zenoh/config"
 )
@@ -27,19 +25,7 @@ import (
 // SleepUntil on another goroutine, while the executor runs a long
 // callback, still sees the clock move (it wants the feed).
 func TestClockFeedInstallsOnTheSpinner(t *testing.T) {
-	t.Run("dds", func(t *testing.T) {
-		dom := testdomain.Acquire(t)
-		var trs []rmw.Transport
-		for range 2 {
-			tr, err := rtps.New(rtps.Config{DomainID: dom})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
-			trs = append(trs, tr)
-		}
-		testClockFeed(t, trs)
-	})
+	t.Run("dds", func(t *testing.T) { testClockFeed(t, ddsSocketPair(t)) })
 	t.Run("zenoh", func(t *testing.T) {
 		mk := func(listen, connect []config.Endpoint) *zenoh.Transport {
 			zc := config.Default()

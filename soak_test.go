@@ -332,16 +332,7 @@ func TestActionSoakConcurrentGoals(t *testing.T) {
 // figures on "soak:" lines.
 func TestSoakLong(t *testing.T) {
 	d := soakDuration(t)
-	dom := testdomain.Acquire(t) // no other test process on its ports
-	var trs []rmw.Transport
-	for range 2 {
-		tr, err := rtps.New(rtps.Config{DomainID: dom})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tr.Close()
-		trs = append(trs, tr)
-	}
+	trs := ddsSocketPair(t)
 	ca := NewContext(WithTransport(trs[0]), WithLogOutput(io.Discard))
 	defer ca.Shutdown()
 	cb := NewContext(WithTransport(trs[1]), WithLogOutput(io.Discard))
@@ -488,4 +479,22 @@ func TestActionSoakFreshClients(t *testing.T) {
 		a.Shutdown()
 		b.Shutdown()
 	})
+}
+
+// ddsSocketPair returns two DDS transports on real loopback sockets, in a
+// domain of their own (no other test process on its ports), closed at the
+// end of the test.
+func ddsSocketPair(t *testing.T) []rmw.Transport {
+	t.Helper()
+	dom := testdomain.Acquire(t)
+	var trs []rmw.Transport
+	for range 2 {
+		tr, err := rtps.New(rtps.Config{DomainID: dom})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		trs = append(trs, tr)
+	}
+	return trs
 }

@@ -1,6 +1,7 @@
 package rtps
 
 import (
+	"github.com/nros-go/nros/internal/fixture/waits"
 	"math"
 	"sync/atomic"
 	"testing"
@@ -99,18 +100,7 @@ func TestFeedSocket(t *testing.T) {
 			t.Errorf("interrupted Wait = %v, %v", readable, ok)
 		}
 	}()
-	for i := 0; ; i++ { // Interrupt may land before the Wait arms: repeat
-		f.Interrupt()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Millisecond):
-			if i < 250 {
-				continue
-			}
-			t.Fatal("Interrupt did not end the Wait")
-		}
-		break
-	}
+	waits.InterruptUntil(t, f.Interrupt, done)
 
 	// Wanted while held: the transport reads again.
 	f.Want(1)

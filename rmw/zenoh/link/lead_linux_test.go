@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/nros-go/nros/internal/fixture/waits"
 	"net"
 	"testing"
 	"time"
@@ -96,25 +97,15 @@ func TestTCPLead(t *testing.T) {
 	if readable, err := l.WaitBatch(time.Time{}, func() bool { return false }); readable || err != nil {
 		t.Fatalf("WaitBatch with ready false = %v, %v", readable, err)
 	}
-	done := make(chan error, 1)
+	done := make(chan struct{})
+	var werr error
 	go func() {
-		_, err := l.WaitBatch(time.Time{}, func() bool { return true })
-		done <- err
+		defer close(done)
+		_, werr = l.WaitBatch(time.Time{}, func() bool { return true })
 	}()
-	for i := 0; ; i++ { // Interrupt may land before the wait arms: repeat
-		l.Interrupt()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("interrupted WaitBatch: %v", err)
-			}
-		case <-time.After(20 * time.Millisecond):
-			if i < 250 {
-				continue
-			}
-			t.Fatal("Interrupt did not end the WaitBatch")
-		}
-		break
+	waits.InterruptUntil(t, l.Interrupt, done)
+	if werr != nil {
+		t.Fatalf("interrupted WaitBatch: %v", werr)
 	}
 
 	// The remote closes mid-batch: the leader fails.

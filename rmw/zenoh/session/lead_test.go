@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/nros-go/nros/internal/fixture/waits"
 	"sync"
 	"testing"
 	"time"
@@ -143,18 +144,7 @@ func TestLeadFace(t *testing.T) {
 			t.Errorf("interrupted Wait = %v, %v", readable, ok)
 		}
 	}()
-	for i := 0; ; i++ { // Interrupt may land before the Wait arms: repeat
-		face.Interrupt()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Millisecond):
-			if i < 250 {
-				continue
-			}
-			t.Fatal("Interrupt did not end the Wait")
-		}
-		break
-	}
+	waits.InterruptUntil(t, face.Interrupt, done)
 
 	// Wanted: no lead, the reader delivers.
 	face.Want(1)
