@@ -1,8 +1,6 @@
 package rtps
 
 import (
-	"errors"
-	"net"
 	"net/netip"
 	"os"
 	"sync"
@@ -39,7 +37,7 @@ type feed struct {
 	// econn is a second descriptor of the same socket, for the holder:
 	// its read deadline is Wait's timeout and Interrupt, apart from the
 	// one that keeps the feed's recvLoop out.
-	econn *net.UDPConn
+	econn *os.File
 	erc   syscall.RawConn
 
 	ctl   sync.Mutex // guards holds/wants changes and the deadline
@@ -293,9 +291,11 @@ func (f *feed) close() {
 	}
 }
 
-// dupConn returns a second *net.UDPConn on c's socket (its own descriptor,
-// read deadline and place in the runtime's poller).
-func dupConn(c udp.Raw) (*net.UDPConn, error) {
+// dupConn returns a second descriptor of c's socket as a pollable
+// *os.File (its own read deadline and place in the runtime's poller). It
+// never calls Fd, which would put the socket, shared by both descriptors,
+// in blocking mode for a moment.
+func dupConn(c udp.Raw) (*os.File, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -308,18 +308,13 @@ func dupConn(c udp.Raw) (*net.UDPConn, error) {
 	if derr != nil {
 		return nil, derr
 	}
-	file := os.NewFile(uintptr(nfd), "rtps-feed")
-	defer file.Close()
-	pc, err := net.FilePacketConn(file)
-	if err != nil {
+	f := os.NewFile(uintptr(nfd), "rtps-feed")
+	// The runtime's poller took the descriptor only if deadlines work.
+	if err := f.SetReadDeadline(time.Time{}); err != nil {
+		f.Close()
 		return nil, err
 	}
-	uc, ok := pc.(*net.UDPConn)
-	if !ok {
-		pc.Close()
-		return nil, errors.New("rtps: feed socket is not UDP")
-	}
-	return uc, nil
+	return f, nil
 }
 
 // public is what NewSubscription returns for s: with a feed, a value that

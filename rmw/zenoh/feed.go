@@ -20,6 +20,12 @@ type feed struct {
 	last   atomic.Pointer[session.Face] // where the latest sample came from
 	closed atomic.Bool
 
+	// waiting: a goroutine is in Wait, or between a readable Wait and its
+	// Pull; ready and checkReady serve that one (checkReady is made once).
+	waiting    atomic.Bool
+	ready      func() bool
+	checkReady func() bool
+
 	mu        sync.Mutex
 	holds     int
 	held      *session.Face // the face this feed holds (one Face.Hold), while holds > 0
@@ -72,16 +78,18 @@ func (s fedSubscription) Want(n int) {
 	}
 }
 
-// Wait implements rmw.Feed.
+// Wait implements rmw.Feed. One goroutine at a time waits on the feed,
+// whatever face it leads: another gets ok false.
 func (s fedSubscription) Wait(timeout time.Duration, ready func() bool) (readable, ok bool) {
 	f := s.feed
 	face := f.last.Load()
-	if face == nil || f.closed.Load() || !face.Leadable() {
+	if face == nil || !face.Leadable() || !f.waiting.CompareAndSwap(false, true) {
 		return false, false
 	}
 	f.mu.Lock()
-	if f.holds == 0 || f.wants > 0 {
+	if f.closed.Load() || f.holds == 0 || f.wants > 0 {
 		f.mu.Unlock()
+		f.waiting.Store(false)
 		return false, false
 	}
 	if f.held != face {
@@ -92,12 +100,19 @@ func (s fedSubscription) Wait(timeout time.Duration, ready func() bool) (readabl
 	}
 	f.waitOn.Store(face)
 	f.mu.Unlock()
-	readable, ok = face.Wait(timeout, ready)
+	f.ready = ready
+	readable, ok = face.Wait(timeout, f.checkReady)
+	f.ready = nil
 	if !readable {
 		f.waitOn.Store(nil)
+		f.waiting.Store(false)
 	}
 	return readable, ok
 }
+
+// readyUnlessClosed is the ready of a Wait: a Close after the Wait began
+// ends it there (its Interrupt may have come before the Wait armed).
+func (f *feed) readyUnlessClosed() bool { return !f.closed.Load() && f.ready() }
 
 // Interrupt implements rmw.Feed.
 func (s fedSubscription) Interrupt() {
@@ -108,9 +123,14 @@ func (s fedSubscription) Interrupt() {
 
 // Pull implements rmw.Feed.
 func (s fedSubscription) Pull() {
-	if face := s.feed.waitOn.Swap(nil); face != nil {
+	f := s.feed
+	if !f.waiting.Load() {
+		return
+	}
+	if face := f.waitOn.Swap(nil); face != nil {
 		face.Pull()
 	}
+	f.waiting.Store(false)
 }
 
 // Fresh implements rmw.Feed.
@@ -123,8 +143,8 @@ func (s fedSubscription) Fresh() {
 // close lets go of the faces the feed holds or wants and ends a Wait in
 // progress; later Waits do not lead.
 func (f *feed) close() {
-	f.closed.Store(true)
 	f.mu.Lock()
+	f.closed.Store(true)
 	f.releaseLocked()
 	if f.wantGiven != nil {
 		f.wantGiven.Want(-1)

@@ -241,6 +241,7 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	s := &Subscription{t: t, key: key, node: sp.node, deliver: deliver}
 	if opts.Feed {
 		s.feed = &feed{}
+		s.feed.checkReady = s.feed.readyUnlessClosed
 	}
 	a := ros.AdvancedSubscriberFor(sp.profile)
 	if a.History {

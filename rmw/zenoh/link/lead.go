@@ -48,11 +48,11 @@ var _ Leadable = (*tcpLink)(nil)
 
 // tcpLead is a leader's descriptor of a TCP link's socket.
 type tcpLead struct {
-	c  net.Conn
+	f  *os.File
 	rc syscall.RawConn
 }
 
-func (d *tcpLead) close() { _ = d.c.Close() }
+func (d *tcpLead) close() { _ = d.f.Close() }
 
 // past is a deadline that has always passed.
 var past = time.Unix(1, 0)
@@ -83,33 +83,25 @@ func (l *tcpLink) leader() (*tcpLead, error) {
 }
 
 func newTCPLead(c net.Conn) (*tcpLead, error) {
-	if !canLead {
+	sc, ok := c.(syscall.Conn)
+	if !canLead || !ok {
 		return nil, errors.ErrUnsupported
 	}
-	tc, ok := c.(*net.TCPConn)
-	if !ok {
-		return nil, errors.ErrUnsupported
-	}
-	f, err := tc.File()
+	f, err := dupFile(sc)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	dc, err := net.FileConn(f)
+	rc, err := f.SyscallConn()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	sc, ok := dc.(syscall.Conn)
-	if !ok {
-		dc.Close()
-		return nil, errors.ErrUnsupported
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		dc.Close()
+	// The runtime's poller took the descriptor only if deadlines work.
+	if err := f.SetReadDeadline(time.Time{}); err != nil {
+		f.Close()
 		return nil, err
 	}
-	return &tcpLead{c: dc, rc: rc}, nil
+	return &tcpLead{f: f, rc: rc}, nil
 }
 
 // WaitBatch implements Leadable.
@@ -118,7 +110,7 @@ func (l *tcpLink) WaitBatch(deadline time.Time, ready func() bool) (bool, error)
 	if err != nil {
 		return false, err
 	}
-	_ = d.c.SetReadDeadline(deadline)
+	_ = d.f.SetReadDeadline(deadline)
 	if !ready() {
 		return false, nil
 	}
@@ -149,7 +141,7 @@ func (l *tcpLink) WaitBatch(deadline time.Time, ready func() bool) (bool, error)
 // Interrupt implements Leadable.
 func (l *tcpLink) Interrupt() {
 	if d, _ := l.leader(); d != nil {
-		_ = d.c.SetReadDeadline(past)
+		_ = d.f.SetReadDeadline(past)
 	}
 }
 

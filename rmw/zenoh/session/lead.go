@@ -220,10 +220,11 @@ func (f *Face) Fresh() {
 	t.handleBuffered()
 }
 
-// handleBuffered handles the whole batches the link holds (rmu held).
+// handleBuffered handles the whole batches the link holds (rmu held),
+// none once the transport is closing.
 func (t *transport) handleBuffered() {
 	lk := t.l.(link.Leadable)
-	for {
+	for t.closeReason() == nil {
 		b, ok := lk.NextBatch()
 		if !ok || t.handle(b) {
 			return
@@ -263,6 +264,9 @@ func (t *transport) takeover() {
 		ld.leading = false
 		ld.ticking = false
 		t.applyLocked()
+	case ld.waiting.Load():
+		ld.seen = ld.gen - 1 // a tick during a Wait does not count as away
+		t.armLocked()
 	default:
 		ld.seen = ld.gen
 		t.armLocked()

@@ -203,3 +203,100 @@ func TestLeadFace(t *testing.T) {
 		t.Fatalf("delivered %q", d)
 	}
 }
+
+// leadPair is two sessions over loopback TCP, b connected to a with a
+// subscriber on "k" that a matches; it returns b's face and recorder.
+func leadPair(t *testing.T) (a *Session, face *Face, rb *pushRec) {
+	t.Helper()
+	a, err := Open(Config{Listen: []string{"tcp/127.0.0.1:0"}}, NopHandler{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	rb = &pushRec{up: make(chan *Face, 1)}
+	b, err := Open(Config{Connect: []string{a.Listeners()[0].String()}}, rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	select {
+	case face = <-rb.up:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no face")
+	}
+	if !face.Leadable() {
+		t.Skip("TCP links cannot be led on this system")
+	}
+	if _, err := b.DeclareSubscriber("k"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "match", func() bool { return a.Matching("k") })
+	return a, face, rb
+}
+
+// TestLeadNothingAfterFaceDown: a transport that closes on another
+// goroutine while the leader holds a batch it read: the leader's Pull
+// delivers nothing (the transport is closing), and the face goes down only
+// after that Pull.
+func TestLeadNothingAfterFaceDown(t *testing.T) {
+	a, face, rb := leadPair(t)
+	face.Hold(1)
+	defer face.Hold(-1)
+	readable, ok := face.Wait(5*time.Second, func() bool {
+		a.Put("k", &wire.Put{Payload: []byte("x")}, PutOptions{})
+		return true
+	})
+	if !readable || !ok {
+		t.Fatalf("Wait = %v, %v: want a batch", readable, ok)
+	}
+	face.t.shutdown(nil, false) // as a lease expiry or a session close does
+	select {
+	case <-face.Done():
+		t.Fatal("the face went down while the leader held a batch")
+	case <-time.After(50 * time.Millisecond):
+	}
+	face.Pull()
+	if d, _ := rb.got(); len(d) != 0 {
+		t.Fatalf("delivered %q on a closing face", d)
+	}
+	select {
+	case <-face.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the face did not go down after the Pull")
+	}
+}
+
+// TestLeadTickDuringWait: a tick of the takeover ticker that comes while
+// the leader waits does not count as time away; the first tick after the
+// leader left keeps the link, the second gives it back. The ticks are
+// driven by hand (the runtime's timer stopped after each).
+func TestLeadTickDuringWait(t *testing.T) {
+	_, face, _ := leadPair(t)
+	ld := &face.t.ld
+	tick := func() {
+		face.t.takeover()
+		ld.mu.Lock()
+		if ld.timer != nil {
+			ld.timer.Stop()
+		}
+		ld.mu.Unlock()
+	}
+	leading := func() bool {
+		ld.mu.Lock()
+		defer ld.mu.Unlock()
+		return ld.leading
+	}
+	face.Hold(1)
+	defer face.Hold(-1)
+	if _, ok := face.Wait(-1, func() bool { tick(); return false }); !ok {
+		t.Fatal("Wait did not lead")
+	}
+	tick()
+	if !leading() {
+		t.Fatal("the first tick after the leader left a Wait that spanned a tick took the link back")
+	}
+	tick()
+	if leading() {
+		t.Fatal("the second tick with the leader away did not give the link back")
+	}
+}

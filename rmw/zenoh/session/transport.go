@@ -227,6 +227,11 @@ func (t *transport) reader() {
 	}
 	t.wg.Wait()
 	t.l.Close()
+	// A leader that read a batch handles it (or drops it: closing) before
+	// the face goes down; one in WaitBatch returns, the link being closed.
+	t.ld.rmu.Lock()
+	//lint:ignore SA2001 a barrier: a leader's read and handling end first
+	t.ld.rmu.Unlock()
 	t.s.faceDown(t.f)
 }
 
