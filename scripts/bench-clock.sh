@@ -7,7 +7,8 @@
 # publisher's wall time just before each write. Prints every run's
 # p50/p90/p99 (µs), the medians, and the Go/Cyclone ratio of each
 # repetition (a same-run comparison) with their median and range. Runs in
-# interop/netns (loopback only).
+# interop/netns (loopback only). CLOCKLAT_B=path adds a second clocklat
+# build's runs (tag goB) to every repetition, for a same-run A/B.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 R=${1:-7}
@@ -22,18 +23,23 @@ one() { # TAG PROG r
 }
 for r in $(seq 1 "$R"); do
   one go "$L/clocklat" "$r"
+  if [ -n "${CLOCKLAT_B:-}" ]; then one goB "$CLOCKLAT_B" "$r"; fi
   one cyclone "$B/clocksub_cyclone" "$r"
 done | tee "$L/all.txt"
 med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-for t in go cyclone; do
+tags="go cyclone"
+[ -z "${CLOCKLAT_B:-}" ] || tags="go goB cyclone"
+for t in $tags; do
   p50=$(awk -v t=$t '$1 == t { print $2 }' "$L/all.txt" | med)
   p90=$(awk -v t=$t '$1 == t { print $5 }' "$L/all.txt" | med)
   p99=$(awk -v t=$t '$1 == t { print $3 }' "$L/all.txt" | med)
   echo "median over $R runs: $t p50 $p50 µs, p90 $p90 µs, p99 $p99 µs"
 done
 # Same-run ratios: repetition r's Go figure over repetition r's Cyclone one.
-for col in 2:p50 5:p90 3:p99; do
-  c=${col%%:*} name=${col#*:}
-  awk -v c="$c" '$1 == "go" { g[++ng] = $c } $1 == "cyclone" { y[++ny] = $c } END { for (i = 1; i <= ng && i <= ny; i++) printf "%.3f\n", g[i] / y[i] }' "$L/all.txt" |
-    sort -g | awk -v name="$name" '{ v[NR] = $1 } END { if (NR) printf "ratio Go/Cyclone %s: median %.2f (range %.2f-%.2f over %d same-run pairs)\n", name, v[int((NR + 1) / 2)], v[1], v[NR], NR }'
+for t in ${tags/ cyclone/}; do
+  for col in 2:p50 5:p90 3:p99; do
+    c=${col%%:*} name=${col#*:}
+    awk -v c="$c" -v t=$t '$1 == t { g[++ng] = $c } $1 == "cyclone" { y[++ny] = $c } END { for (i = 1; i <= ng && i <= ny; i++) printf "%.3f\n", g[i] / y[i] }' "$L/all.txt" |
+      sort -g | awk -v name="$name" -v t=$t '{ v[NR] = $1 } END { if (NR) printf "ratio %s/Cyclone %s: median %.2f (range %.2f-%.2f over %d same-run pairs)\n", t, name, v[int((NR + 1) / 2)], v[1], v[NR], NR }'
+  done
 done
