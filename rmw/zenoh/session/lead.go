@@ -62,16 +62,17 @@ func (t *transport) applyLocked() {
 	if allowed == ld.allowed.Load() {
 		return
 	}
-	ld.allowed.Store(allowed)
 	lk := t.l.(link.Leadable) // leading is only ever set on one
 	if allowed {
-		lk.Yield(false)
+		lk.Yield(false) // first, or the reader would spin on ErrYield meanwhile
+		ld.allowed.Store(true)
 		select {
 		case ld.park <- struct{}{}:
 		default:
 		}
 		return
 	}
+	ld.allowed.Store(false)
 	lk.Yield(true)
 }
 
