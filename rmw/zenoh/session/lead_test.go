@@ -58,30 +58,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // and Interrupt end a Wait; a wanted face is not led; Hold(-1) gives the
 // link back; a link that closes ends a Wait in progress.
 func TestLeadFace(t *testing.T) {
-	a, err := Open(Config{Listen: []string{"tcp/127.0.0.1:0"}}, NopHandler{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	rb := &pushRec{up: make(chan *Face, 1)}
-	b, err := Open(Config{Connect: []string{a.Listeners()[0].String()}}, rb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	var face *Face
-	select {
-	case face = <-rb.up:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no face")
-	}
-	if !face.Leadable() {
-		t.Skip("TCP links cannot be led on this system")
-	}
-	if _, err := b.DeclareSubscriber("k"); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "match", func() bool { return a.Matching("k") })
+	a, face, rb := leadPair(t)
 	put := func(s string) { a.Put("k", &wire.Put{Payload: []byte(s)}, PutOptions{}) }
 	me := int64(goid.Current())
 	yes := func() bool { return true }
