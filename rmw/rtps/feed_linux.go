@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nros-go/nros/internal/pollfd"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps/udp"
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -100,7 +101,7 @@ func (t *Transport) newFeedLocked(s *Subscription) *feed {
 		c.Close()
 		return nil
 	}
-	econn, err := dupConn(raw)
+	econn, err := pollfd.Dup(raw, "rtps-feed")
 	if err != nil {
 		c.Close()
 		t.cfg.Logf("rtps: no socket of its own for %s: %v", s.ed.TopicName, err)
@@ -289,32 +290,6 @@ func (f *feed) close() {
 	case f.park <- struct{}{}: // a recvLoop parked behind a hold sees closed
 	default:
 	}
-}
-
-// dupConn returns a second descriptor of c's socket as a pollable
-// *os.File (its own read deadline and place in the runtime's poller). It
-// never calls Fd, which would put the socket, shared by both descriptors,
-// in blocking mode for a moment.
-func dupConn(c udp.Raw) (*os.File, error) {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var nfd int
-	var derr error
-	if err := rc.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return nil, err
-	}
-	if derr != nil {
-		return nil, derr
-	}
-	f := os.NewFile(uintptr(nfd), "rtps-feed")
-	// The runtime's poller took the descriptor only if deadlines work.
-	if err := f.SetReadDeadline(time.Time{}); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // public is what NewSubscription returns for s: with a feed, a value that

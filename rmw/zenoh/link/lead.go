@@ -96,11 +96,6 @@ func newTCPLead(c net.Conn) (*tcpLead, error) {
 		f.Close()
 		return nil, err
 	}
-	// The runtime's poller took the descriptor only if deadlines work.
-	if err := f.SetReadDeadline(time.Time{}); err != nil {
-		f.Close()
-		return nil, err
-	}
 	return &tcpLead{f: f, rc: rc}, nil
 }
 

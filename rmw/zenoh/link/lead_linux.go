@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nros-go/nros/internal/pollfd"
 )
 
 // canLead: a leader reads the socket with readRaw.
@@ -33,22 +35,5 @@ func readRaw(fd uintptr, b []byte) (n int, again bool, err error) {
 	}
 }
 
-// dupFile returns a second descriptor of c's socket as a pollable
-// *os.File (its own read deadline and place in the runtime's poller). It
-// never calls Fd, which would put the socket, shared by both descriptors,
-// in blocking mode for a moment.
-func dupFile(c syscall.Conn) (*os.File, error) {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var nfd int
-	var derr error
-	if err := rc.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return nil, err
-	}
-	if derr != nil {
-		return nil, derr
-	}
-	return os.NewFile(uintptr(nfd), "zenoh-lead"), nil
-}
+// dupFile returns a second descriptor of c's socket for the leader.
+func dupFile(c syscall.Conn) (*os.File, error) { return pollfd.Dup(c, "zenoh-lead") }
