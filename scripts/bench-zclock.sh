@@ -31,10 +31,10 @@ zgo="RMW_IMPLEMENTATION=rmw_zenoh_cpp ZENOH_ROUTER_CHECK_ATTEMPTS=-1 ZENOH_CONFI
 pub="$B/zclockpub --mode peer --connect $ZEP --script 'start=1;play 1x 5s' --wait-subs 1 --wait-timeout 20"
 # one TAG SUBSCRIBER-COMMAND r (the subscriber writes "wall sec nsec" to $L/TAG_r.sub);
 # a listening pico is given 0.5 s before anything connects.
+. "$root/scripts/benchlib.sh"
 one() {
   timeout 60 "$root/interop/netns" -s "$2 & sleep 0.5; $pub >$L/$1_$3.pub; wait" >/dev/null 2>&1 || true
-  awk 'NR == FNR { w[$2 " " $3] = $1; next } ($2 " " $3) in w && $2 >= 2 { print ($1 - w[$2 " " $3]) / 1000 }' "$L/$1_$3.pub" "$L/$1_$3.sub" |
-    sort -g | awk -v tag="$1" '{ v[NR] = $1 } END { if (NR == 0) exit; i50 = int((NR * 50 + 99) / 100); i90 = int((NR * 90 + 99) / 100); i99 = int((NR * 99 + 99) / 100); printf "%s %s %s %d %s\n", tag, v[i50], v[i99], NR, v[i90] }'
+  clockpair "$L/$1_$3.pub" "$L/$1_$3.sub" 2 | sed "s/^/$1 /"
 }
 for r in $(seq 1 "$R"); do
   one go "env $zgo $CL --count 490 --timeout 15 >$L/go_$r.sub" "$r"
@@ -42,21 +42,10 @@ for r in $(seq 1 "$R"); do
   if [ -n "${CLOCKLAT_B:-}" ]; then one goB "env $zgo $CLOCKLAT_B --count 490 --timeout 15 >$L/goB_$r.sub" "$r"; fi
   one zpico "$B/zclocksub --mode peer --listen $ZEP --count 490 --timeout 15 >$L/zpico_$r.sub" "$r"
 done | tee "$L/all.txt"
-med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-tags="go gorx zpico"
-[ -z "${CLOCKLAT_B:-}" ] || tags="$tags goB"
-for t in $tags; do
-  p50=$(awk -v t=$t '$1 == t { print $2 }' "$L/all.txt" | med)
-  p90=$(awk -v t=$t '$1 == t { print $5 }' "$L/all.txt" | med)
-  p99=$(awk -v t=$t '$1 == t { print $3 }' "$L/all.txt" | med)
-  echo "median over $R runs: $t p50 $p50 µs, p90 $p90 µs, p99 $p99 µs"
-done
-# Same-run ratios: repetition r's Go figure over repetition r's pico one.
-for t in ${tags/ zpico/}; do
-  for col in 2:p50 5:p90 3:p99; do
-    c=${col%%:*} name=${col#*:}
-    awk -v c="$c" -v t=$t '$1 == t { g[++ng] = $c } $1 == "zpico" { y[++ny] = $c } END { for (i = 1; i <= ng && i <= ny; i++) printf "%.3f\n", g[i] / y[i] }' "$L/all.txt" |
-      sort -g | awk -v name="$name" -v t=$t '{ v[NR] = $1 } END { if (NR) printf "ratio %s/pico %s: median %.2f (range %.2f-%.2f over %d same-run pairs)\n", t, name, v[int((NR + 1) / 2)], v[1], v[NR], NR }'
-  done
-done
+# Medians, and same-run ratios: repetition r's Go figure over repetition r's pico one.
+if [ -n "${CLOCKLAT_B:-}" ]; then
+  samerun_report "$L/all.txt" "$R" zpico pico go gorx goB
+else
+  samerun_report "$L/all.txt" "$R" zpico pico go gorx
+fi
 echo "logs: $L"
