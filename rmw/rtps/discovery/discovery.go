@@ -116,6 +116,7 @@ type Participant struct {
 	cost       int            // estimated bytes held for it
 	spdpCost   int            // of which its announcement
 	metaLocs   []wire.Locator // MetaLocators, computed once per announcement
+	owed       int64          // bytes Heard has not yet credited (settle)
 
 	// probes (while unconfirmed)
 	probes     int
@@ -347,6 +348,8 @@ type Discovery struct {
 	probeAt     int64
 	probeLocs   map[wire.Locator]*probeLoc
 	budgets     map[wire.Locator]*budget
+	owing       []*Participant // those Heard owes credit to (settle)
+	lastHeard   *Participant   // Heard's previous participant
 	nextGC      int64
 	scratch     []wire.Locator
 	sedpTo      []wire.Locator
@@ -736,18 +739,44 @@ func (d *Discovery) Renew(prefix wire.GuidPrefix, now int64) { d.Heard(now, pref
 // prefix (its RTPS header): it renews its lease, as Fast DDS does, and,
 // if the participant is confirmed, adds to the SEDP budgets of its
 // locators (what it sent bounds what it is sent).
+//
+// It runs for every datagram, the /clock samples among them, so it does
+// the least it can: the participant of the previous call is looked at
+// before the table, and the bytes are owed to the budgets until a budget
+// is next read (settle): the budgets only add and cap, so adding later
+// gives the same tokens.
 func (d *Discovery) Heard(now int64, prefix wire.GuidPrefix, size int) {
-	p := d.parts[prefix]
-	if p == nil {
-		return
+	p := d.lastHeard
+	if p == nil || p.Data.GuidPrefix != prefix {
+		if p = d.parts[prefix]; p == nil {
+			return
+		}
+		d.lastHeard = p
 	}
 	p.heard = now
 	if p.lease != 0 {
 		p.Expiry = now + p.lease
 	}
 	if p.confirmed && size > 0 {
-		d.credit(now, p, size)
+		if p.owed == 0 {
+			d.owing = append(d.owing, p)
+		}
+		p.owed += int64(size)
 	}
+}
+
+// settle credits the bytes Heard owes to the SEDP budgets (before a budget
+// is read or dropped, and before a participant's locators change or it
+// goes).
+func (d *Discovery) settle(now int64) {
+	for i, p := range d.owing {
+		if p.owed > 0 {
+			d.credit(now, p, p.owed)
+			p.owed = 0
+		}
+		d.owing[i] = nil
+	}
+	d.owing = d.owing[:0]
 }
 
 // HeardMulticast notes that a datagram of the participant with prefix
@@ -960,6 +989,9 @@ func (d *Discovery) handleSPDP(now int64, rs *wire.ReceiverState, src netip.Addr
 		changed := !slices.Equal(pd.MetatrafficUnicastLocators, p.Data.MetatrafficUnicastLocators) ||
 			!slices.Equal(pd.DefaultUnicastLocators, p.Data.DefaultUnicastLocators) ||
 			pd.BuiltinEndpoints != p.Data.BuiltinEndpoints
+		if changed {
+			d.settle(now) // what it sent so far earns its old locators' budgets
+		}
 		p.Data = pd
 		p.metaLocs = nil // recomputed from the new announcement
 		d.recost(p, cost)
@@ -1106,6 +1138,12 @@ func (d *Discovery) matchBuiltins(now int64, p *Participant) {
 
 func (d *Discovery) removeParticipant(p *Participant, expired bool) {
 	pre := p.Data.GuidPrefix
+	if p.owed > 0 {
+		d.settle(d.now)
+	}
+	if d.lastHeard == p {
+		d.lastHeard = nil
+	}
 	delete(d.parts, pre)
 	d.bytes -= p.cost
 	if !p.confirmed {

@@ -319,6 +319,7 @@ type sedpOutput struct{ d *Discovery }
 
 func (o sedpOutput) Send(to []wire.Locator, msg []byte) {
 	d := o.d
+	d.settle(d.now)
 	keep := d.sedpTo[:0]
 	for _, l := range to {
 		if b := d.budgetOf(d.now, l); b.tokens >= int64(len(msg)) {
@@ -335,16 +336,17 @@ func (o sedpOutput) Send(to []wire.Locator, msg []byte) {
 }
 
 // credit adds what confirmed p sent (n bytes) to its locators' budgets.
-func (d *Discovery) credit(now int64, p *Participant, n int) {
+func (d *Discovery) credit(now int64, p *Participant, n int64) {
 	for _, l := range p.MetaLocators() {
 		b := d.budgetOf(now, l)
-		b.tokens = min(b.tokens+int64(n)*SEDPCredit, SEDPBudgetCap)
+		b.tokens = min(b.tokens+n*SEDPCredit, SEDPBudgetCap)
 	}
 }
 
 // gcBudgets forgets the budgets of locators no confirmed participant
 // names.
 func (d *Discovery) gcBudgets() {
+	d.settle(d.now)
 	used := map[wire.Locator]bool{}
 	for _, p := range d.parts {
 		if p.confirmed {

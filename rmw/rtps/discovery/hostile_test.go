@@ -414,3 +414,61 @@ func TestLocatorsCapped(t *testing.T) {
 		t.Fatalf("%d meta locators kept", len(got))
 	}
 }
+
+// Heard owes its credit to the SEDP budgets lazily (settle): the bytes a
+// confirmed participant sent count at the next send to it, as if credited
+// at once, and a participant dropped and discovered again is the one Heard
+// renews (not the one it looked at last).
+func TestHeardCreditAndRenewal(t *testing.T) {
+	now := int64(0)
+	out := newMeter(&now)
+	d := newHostile(t, out, &recorder{})
+	msg := forged(t, 1, 20000)
+	feedMsg(t, d, now, msg)
+	var pre wire.GuidPrefix
+	copy(pre[:], msg[8:20])
+	answer(t, d, pre, now)
+	loc := d.Participant(pre).MetaLocators()[0]
+	send := sedpOutput{d}
+	d.budgetOf(now, loc).tokens = 0
+	sent, limited := out.dgrams[20000], d.Stats().SEDPSendsLimited
+	send.Send([]wire.Locator{loc}, make([]byte, 300))
+	if d.Stats().SEDPSendsLimited != limited+1 || out.dgrams[20000] != sent {
+		t.Fatal("a 300 B send went out on an empty budget")
+	}
+	d.Heard(now, pre, 50)
+	d.Heard(now, pre, 50) // 400 tokens of credit
+	send.Send([]wire.Locator{loc}, make([]byte, 300))
+	if out.dgrams[20000] != sent+1 {
+		t.Fatalf("after 100 B heard (credit %d), a 300 B send was limited", 100*SEDPCredit)
+	}
+	if got := d.budgets[loc].tokens; got != 100 {
+		t.Fatalf("budget %d after the send, want 100", got)
+	}
+	// Settled credit is not counted twice.
+	send.Send([]wire.Locator{loc}, make([]byte, 300))
+	if out.dgrams[20000] != sent+1 {
+		t.Fatal("a second 300 B send went out on 100 tokens")
+	}
+
+	// Dropped while Heard remembers it, then discovered again: Heard
+	// renews the new participant.
+	d.Heard(now, pre, 10)
+	d.Drop(now, pre)
+	if d.Participant(pre) != nil {
+		t.Fatal("still known after Drop")
+	}
+	d.Heard(now, pre, 10) // unknown now: nothing
+	now = 5e9
+	feedMsg(t, d, now, forged(t, 1, 20000))
+	p := d.Participant(pre)
+	if p == nil {
+		t.Fatal("not discovered again")
+	}
+	p.lease = 20e9
+	now = 7e9
+	d.Heard(now, pre, 0)
+	if p.heard != now || p.Expiry != now+20e9 {
+		t.Fatalf("the participant discovered again: heard %d expiry %d, want %d and %d", p.heard, p.Expiry, now, now+int64(20e9))
+	}
+}
