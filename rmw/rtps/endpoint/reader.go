@@ -97,6 +97,10 @@ type writerProxy struct {
 	lastDel wire.SequenceNumber // reliable: last SN delivered
 
 	frags []fragEntry
+	// fragging: an entry of frags may be in use. Set when one is taken,
+	// cleared by a sweep (sweepFrags) that finds none: an unfragmented
+	// sample does not read the entries.
+	fragging bool
 }
 
 // Reader is the RTPS reader state machine of one DDS DataReader. See the
@@ -529,12 +533,7 @@ func (r *Reader) accept(now int64, p *writerProxy, in *incoming) {
 			return
 		}
 		p.lastSN = in.sn
-		for i := range p.frags {
-			if e := &p.frags[i]; e.inUse && e.sn < in.sn {
-				r.releaseFrag(e)
-				r.st.Superseded++
-			}
-		}
+		r.sweepFrags(p, in.sn, true)
 		r.deliverIn(p, in)
 		return
 	}
@@ -1032,6 +1031,7 @@ func (r *Reader) fragEntryFor(p *writerProxy, sn wire.SequenceNumber, d *wire.Da
 		clear(e.bits)
 	}
 	e.inUse = true
+	p.fragging = true
 	e.sn = sn
 	e.sampleSize = d.SampleSize
 	e.fragSize = uint32(d.FragmentSize)
@@ -1065,19 +1065,42 @@ func (r *Reader) releaseFrag(e *fragEntry) {
 }
 
 func (r *Reader) dropFrag(p *writerProxy, sn wire.SequenceNumber) {
+	if !p.fragging {
+		return
+	}
+	left := false
 	for i := range p.frags {
 		if e := &p.frags[i]; e.inUse && e.sn == sn {
 			r.releaseFrag(e)
+		} else if e.inUse {
+			left = true
 		}
 	}
+	p.fragging = left
 }
 
-func (r *Reader) dropFragsBelow(p *writerProxy, sn wire.SequenceNumber) {
+func (r *Reader) dropFragsBelow(p *writerProxy, sn wire.SequenceNumber) { r.sweepFrags(p, sn, false) }
+
+// sweepFrags releases p's partial samples below sn (counting them as
+// superseded if superseded), and notes whether any is left.
+func (r *Reader) sweepFrags(p *writerProxy, sn wire.SequenceNumber, superseded bool) {
+	if !p.fragging {
+		return
+	}
+	left := false
 	for i := range p.frags {
-		if e := &p.frags[i]; e.inUse && e.sn < sn {
+		e := &p.frags[i]
+		switch {
+		case e.inUse && e.sn < sn:
 			r.releaseFrag(e)
+			if superseded {
+				r.st.Superseded++
+			}
+		case e.inUse:
+			left = true
 		}
 	}
+	p.fragging = left
 }
 
 // syncPromptPeriod bounds the interval of the HEARTBEAT prompts of a
