@@ -40,6 +40,10 @@ type feed struct {
 	// one that keeps the feed's recvLoop out.
 	econn *os.File
 	erc   syscall.RawConn
+	// waitRead and pullRead are f.readWait and f.readPull, bound once: a
+	// closure made per read escapes to the heap (one allocation per sample).
+	waitRead func(fd uintptr) bool
+	pullRead func(fd uintptr)
 
 	ctl   sync.Mutex // guards holds/wants changes and the deadline
 	holds atomic.Int32
@@ -57,8 +61,11 @@ type feed struct {
 	wsrc    netip.AddrPort
 	closed  atomic.Bool
 
-	mu       sync.Mutex   // one puller at a time; guards buf
-	buf      []byte       // Fresh's (made on first use, as wbuf)
+	mu       sync.Mutex // one puller at a time; guards buf and the pn fields
+	buf      []byte     // Fresh's (made on first use, as wbuf)
+	pn       int        // readPull's result
+	psrc     netip.AddrPort
+	perr     syscall.Errno
 	lastPull atomic.Int64 // t.cfg.Clock reading of the latest Pull
 }
 
@@ -114,6 +121,7 @@ func (t *Transport) newFeedLocked(s *Subscription) *feed {
 		return nil
 	}
 	f := &feed{t: t, conn: raw, econn: econn, erc: erc, park: make(chan struct{}, 1), wn: -1}
+	f.waitRead, f.pullRead = f.readWait, f.readPull
 	for _, a := range t.advertised(true) {
 		s.ed.UnicastLocators = append(s.ed.UnicastLocators,
 			wire.LocatorFromAddrPort(netip.AddrPortFrom(a, c.LocalAddr().Port())))
@@ -190,22 +198,26 @@ func (s fedSubscription) Wait(timeout time.Duration, ready func() bool) (readabl
 	if f.wbuf == nil {
 		f.wbuf = make([]byte, udp.MaxDatagram)
 	}
-	err := f.erc.Read(func(fd uintptr) bool {
-		n, src, errno := recvRaw(fd, f.wbuf)
-		switch errno {
-		case unix.EAGAIN:
-			return false // nothing yet: wait in the poller
-		case 0:
-			f.wn, f.wsrc = n, src
-		}
-		return true
-	})
+	err := f.erc.Read(f.waitRead)
 	if err != nil || f.wn < 0 || f.closed.Load() {
 		f.wn = -1
 		f.waiting.Store(false)
 		return false, true
 	}
 	return true, true
+}
+
+// readWait is Wait's read of the socket: false (nothing yet) waits in the
+// poller.
+func (f *feed) readWait(fd uintptr) bool {
+	n, src, errno := recvRaw(fd, f.wbuf)
+	switch errno {
+	case unix.EAGAIN:
+		return false
+	case 0:
+		f.wn, f.wsrc = n, src
+	}
+	return true
 }
 
 // Interrupt implements rmw.Feed.
@@ -259,10 +271,12 @@ func (f *feed) pullLocked() {
 
 // recv reads one datagram into f.buf without blocking.
 func (f *feed) recv() (n int, src netip.AddrPort, ok bool) {
-	var errno syscall.Errno
-	err := f.erc.Control(func(fd uintptr) { n, src, errno = recvRaw(fd, f.buf) })
-	return n, src, err == nil && errno == 0
+	err := f.erc.Control(f.pullRead)
+	return f.pn, f.psrc, err == nil && f.perr == 0
 }
+
+// readPull is recv's read (f.mu held).
+func (f *feed) readPull(fd uintptr) { f.pn, f.psrc, f.perr = recvRaw(fd, f.buf) }
 
 // recvRaw reads one datagram from fd into buf without blocking and with no
 // allocation (the source address is read into a sockaddr on the stack).
