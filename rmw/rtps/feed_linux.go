@@ -34,7 +34,8 @@ import (
 // once the feed is held.
 type feed struct {
 	t    *Transport
-	conn udp.Raw // the feed's recvLoop reads it
+	sub  *Subscription // whose feed it is
+	conn udp.Raw       // the feed's recvLoop reads it
 	// econn is a second descriptor of the same socket, for the holder:
 	// its read deadline is Wait's timeout and Interrupt, apart from the
 	// one that keeps the feed's recvLoop out.
@@ -120,7 +121,7 @@ func (t *Transport) newFeedLocked(s *Subscription) *feed {
 		econn.Close()
 		return nil
 	}
-	f := &feed{t: t, conn: raw, econn: econn, erc: erc, park: make(chan struct{}, 1), wn: -1}
+	f := &feed{t: t, sub: s, conn: raw, econn: econn, erc: erc, park: make(chan struct{}, 1), wn: -1}
 	f.waitRead, f.pullRead = f.readWait, f.readPull
 	for _, a := range t.advertised(true) {
 		s.ed.UnicastLocators = append(s.ed.UnicastLocators,
@@ -231,7 +232,7 @@ func (s fedSubscription) Pull() {
 		return
 	}
 	if f.wn >= 0 && !f.closed.Load() {
-		f.t.handleDatagram(f.wbuf[:f.wn], f.wsrc)
+		f.t.handleDatagramVia(f.wbuf[:f.wn], f.wsrc, false, f.sub)
 	}
 	f.wn = -1
 	f.lastPull.Store(f.t.cfg.Clock.Now())
@@ -265,7 +266,7 @@ func (f *feed) pullLocked() {
 		if !ok {
 			return
 		}
-		f.t.handleDatagram(f.buf[:n], src)
+		f.t.handleDatagramVia(f.buf[:n], src, false, f.sub)
 	}
 }
 

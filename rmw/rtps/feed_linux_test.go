@@ -4,6 +4,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -204,5 +205,54 @@ func TestFeedWaitAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%.1f allocations per Wait and Pull, want 0", allocs)
+	}
+}
+
+// TestFeedBesideOtherReader: a held feed and a plain subscription on the
+// same topic of one participant each get every sample once: the feed's
+// datagrams go to its reader alone (handleDatagramVia's feed route), the
+// plain reader gets its own copy at its own locator.
+func TestFeedBesideOtherReader(t *testing.T) {
+	a := newLoopback(t)
+	defer a.Close()
+	b := newLoopback(t)
+	defer b.Close()
+	in, plain := &inbox{t: t}, &inbox{t: t}
+	f := feedSub(t, b, in, nil)
+	fs := f.(fedSubscription)
+	ps, err := b.NewSubscription(node, "/clock_like", strType, bestEffort, plain.deliver, rmw.EndpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	pub := mustPub(t, a, "/clock_like", bestEffort, nil)
+	waitUntil(t, "match", 10*time.Second, func() bool {
+		return pub.MatchedSubscriptions() == 2 && fs.MatchedPublishers() == 1
+	})
+	f.Hold(1)
+	defer f.Hold(-1)
+	waitUntil(t, "the feed's goroutine parked", 5*time.Second, fs.f.parked.Load)
+	want := []string{"s1", "s2", "s3"}
+	for _, s := range want {
+		if err := pub.Publish(str(s)); err != nil {
+			t.Fatal(err)
+		}
+		if readable, ok := f.Wait(5*time.Second, func() bool { return true }); !readable || !ok {
+			t.Fatalf("Wait = %v, %v: want the datagram", readable, ok)
+		}
+		f.Pull()
+	}
+	waitUntil(t, "the plain reader's samples", 5*time.Second, func() bool { return len(plain.got()) == len(want) })
+	time.Sleep(20 * time.Millisecond) // a duplicate would come now
+	if got := in.got(); !slices.Equal(got, want) {
+		t.Fatalf("feed got %q, want %q", got, want)
+	}
+	if got := plain.got(); !slices.Equal(got, want) {
+		t.Fatalf("plain reader got %q, want %q", got, want)
+	}
+	// (Its Duplicates count the plain reader's datagrams: they carry
+	// ENTITYID_UNKNOWN and reach every reader matched with the writer.)
+	if st := fs.r.Stats(); st.UnknownWriter != 0 || st.Delivered != uint64(len(want)) {
+		t.Fatalf("feed reader stats %+v", st)
 	}
 }

@@ -532,16 +532,23 @@ func (t *Transport) recvLoop(c udp.Conn, gate func() bool) {
 			t.cfg.Logf("rtps: read %v: %v", c.LocalAddr(), err)
 			continue
 		}
-		t.handleDatagramVia(buf[:n], src, c == t.mc)
+		t.handleDatagramVia(buf[:n], src, c == t.mc, nil)
 	}
 }
 
 // handleDatagram decodes one datagram and routes its submessages.
-func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) { t.handleDatagramVia(b, src, false) }
+func (t *Transport) handleDatagram(b []byte, src netip.AddrPort) {
+	t.handleDatagramVia(b, src, false, nil)
+}
 
 // handleDatagramVia is handleDatagram; viaGroup tells that the datagram
-// came through the SPDP multicast group.
-func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup bool) {
+// came through the SPDP multicast group. feed, if set, is the subscription
+// whose feed socket the datagram was read from (feed_linux.go): its DATA
+// for that reader (or for any reader) goes to that reader alone, without
+// looking up the writer's routes. Only that reader is at that locator, so
+// a writer sends there only what is that reader's; the reader drops the
+// DATA of a writer it is not matched with, as the routes would.
+func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup bool, feed *Subscription) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -616,6 +623,11 @@ func (t *Transport) handleDatagramVia(b []byte, src netip.AddrPort, viaGroup boo
 			}
 			continue
 		default:
+			continue
+		}
+		if feed != nil && sm.ID == wire.SubmsgData && (rid == wire.EntityIDUnknown || rid == feed.guid.Entity) {
+			feed.r.HandleSubmessage(now, &r.State, sm)
+			t.touchLocked(feed.r.NextDeadline())
 			continue
 		}
 		wg := r.State.SourceGUID(wid)
