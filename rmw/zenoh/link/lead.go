@@ -50,6 +50,13 @@ var _ Leadable = (*tcpLink)(nil)
 type tcpLead struct {
 	f  *os.File
 	rc syscall.RawConn
+	// waitRead and tryRead are WaitBatch's and TryFill's reads, made once
+	// (a closure made per read escapes to the heap: an allocation per
+	// batch); rerr is what the latest one met. The lead's reads do not
+	// overlap (their caller keeps them apart, as for rb).
+	waitRead func(fd uintptr) bool
+	tryRead  func(fd uintptr)
+	rerr     error
 }
 
 func (d *tcpLead) close() { _ = d.f.Close() }
@@ -79,6 +86,17 @@ func (l *tcpLink) leader() (*tcpLead, error) {
 	default:
 	}
 	l.lead, l.leadErr = newTCPLead(l.conn)
+	if d := l.lead; d != nil {
+		d.waitRead = func(fd uintptr) bool {
+			whole, again, err := l.fill(fd)
+			if err != nil {
+				d.rerr = err
+				return true
+			}
+			return whole || !again
+		}
+		d.tryRead = func(fd uintptr) { _, _, d.rerr = l.fill(fd) }
+	}
 	return l.lead, l.leadErr
 }
 
@@ -112,15 +130,9 @@ func (l *tcpLink) WaitBatch(deadline time.Time, ready func() bool) (bool, error)
 	if l.whole() {
 		return true, nil
 	}
-	var rerr error
-	err = d.rc.Read(func(fd uintptr) bool {
-		whole, again, err := l.fill(fd)
-		if err != nil {
-			rerr = err
-			return true
-		}
-		return whole || !again
-	})
+	d.rerr = nil
+	err = d.rc.Read(d.waitRead)
+	rerr := d.rerr
 	switch {
 	case rerr != nil:
 		return false, l.readErr(rerr)
@@ -146,11 +158,11 @@ func (l *tcpLink) TryFill() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var rerr error
-	if err := d.rc.Control(func(fd uintptr) { _, _, rerr = l.fill(fd) }); err != nil {
+	d.rerr = nil
+	if err := d.rc.Control(d.tryRead); err != nil {
 		return false, l.readErr(err)
 	}
-	if rerr != nil {
+	if rerr := d.rerr; rerr != nil {
 		return false, l.readErr(rerr)
 	}
 	return l.whole(), nil

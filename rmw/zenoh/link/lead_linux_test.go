@@ -142,3 +142,32 @@ func waitUntilBuffered(t *testing.T, l *tcpLink, _ int) {
 		}
 	}
 }
+
+// TestTCPLeadAllocs: the leader's WaitBatch and TryFill allocate nothing
+// per batch (a closure per read escaped to the heap: one allocation per
+// /clock sample on the leader's way to the callback).
+func TestTCPLeadAllocs(t *testing.T) {
+	if testing.CoverMode() != "" || raceOn {
+		t.Skip("allocation counts differ under -race and -cover")
+	}
+	l, raw := tcpPair(t)
+	l.Yield(true)
+	msg := frame([]byte("clock"))
+	allocs := testing.AllocsPerRun(50, func() {
+		if _, err := raw.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := l.WaitBatch(time.Now().Add(5*time.Second), func() bool { return true }); !ok || err != nil {
+			t.Fatalf("WaitBatch = %v, %v", ok, err)
+		}
+		if b, ok := l.NextBatch(); !ok || string(b) != "clock" {
+			t.Fatalf("batch %q, %v", b, ok)
+		}
+		if ok, err := l.TryFill(); ok || err != nil {
+			t.Fatalf("TryFill with nothing sent = %v, %v", ok, err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per batch, want 0", allocs)
+	}
+}
