@@ -249,19 +249,27 @@ func (t *Transport) NewSubscription(node rmw.NodeInfo, topic, typeName string, q
 	}
 	s.sub = &subscriber{key: key, handle: s.handle, adv: s.adv}
 	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, ErrClosed
+	}
+	// The subscriber before the token, as a service's queryable: a remote
+	// publisher learns of both in that order on one link, so one that saw
+	// the subscription in the graph (the token) and publishes at once
+	// already routes to it. The other way round what it published in
+	// between was dropped.
+	if s.declID, err = t.sess.DeclareSubscriber(key); err != nil {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("zenoh: subscriber: %w", err)
+	}
 	ge, tokID, err := t.newEndpointLocked(sp, &s.g, opts.OnEvent)
 	if err != nil {
+		_ = t.sess.UndeclareSubscriber(s.declID)
 		t.mu.Unlock()
 		return nil, err
 	}
 	s.ge, s.tokID = ge, tokID
 	t.addSubscriberLocked(s.sub)
-	if s.declID, err = t.sess.DeclareSubscriber(key); err != nil {
-		t.removeSubscriberLocked(s.sub)
-		t.closeEndpointLocked(ge, tokID, sp.node)
-		t.mu.Unlock()
-		return nil, fmt.Errorf("zenoh: subscriber: %w", err)
-	}
 	if s.adv != nil {
 		if err := s.adv.startLocked(); err != nil {
 			t.mu.Unlock()
