@@ -297,6 +297,11 @@ func TestGoSecureCapture(t *testing.T) {
 		if !waitFor(30*time.Second, func() bool { return pub.MatchedSubscriptions() >= 1 }) {
 			t.Fatal("no match (unsecured)")
 		}
+		// As goSecureTalker: a volatile reader takes what is written after
+		// it matched (Cyclone's never asks for what came before).
+		if err := sub.WaitStderr("matched 1 publisher", 20*time.Second); err != nil {
+			t.Fatal(err)
+		}
 		for i := 1; i <= 10; i++ {
 			_ = pub.Publish(&std_msgs.String{Data: text(i, 0)})
 			time.Sleep(20 * time.Millisecond)
