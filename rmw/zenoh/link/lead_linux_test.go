@@ -147,7 +147,7 @@ func waitUntilBuffered(t *testing.T, l *tcpLink, _ int) {
 // per batch (a closure per read escaped to the heap: one allocation per
 // /clock sample on the leader's way to the callback).
 func TestTCPLeadAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || raceOn {
+	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("allocation counts differ under -race and -cover")
 	}
 	l, raw := tcpPair(t)

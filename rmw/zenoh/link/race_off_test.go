@@ -2,5 +2,5 @@
 
 package link
 
-// raceOn: the race detector changes allocation counts.
-const raceOn = false
+// raceEnabled: the race detector changes allocation counts.
+const raceEnabled = false

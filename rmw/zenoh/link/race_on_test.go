@@ -2,5 +2,5 @@
 
 package link
 
-// raceOn: the race detector changes allocation counts.
-const raceOn = true
+// raceEnabled: the race detector changes allocation counts.
+const raceEnabled = true
