@@ -70,6 +70,10 @@ done
 go vet -tags nros_nozenoh .
 go test -count=1 -tags nros_nozenoh -run '^TestNoZenohBuild$' . | grep -q '^ok' || { echo "test.sh: the nros_nozenoh build failed its test" >&2; exit 1; }
 echo "ok  	-tags nros_nozenoh"
+# The benchmark build with the wake marks (-tags nrosstamp, scripts/bench-wake.sh) compiles, vets
+# and takes its marks.
+go vet -tags nrosstamp ./internal/wakestamp ./rmw/rtps ./rmw/zenoh/link ./bench/clocklat
+go test -count=1 -tags nrosstamp ./internal/wakestamp ./bench/clocklat
 
 step "go test -race ./... (in a loopback-only network namespace)"
 # The interop package runs on its own, after the others: its real-time

@@ -12,7 +12,7 @@
 // lines pair with clockpub's "wall_ns sec nanosec" (written just before
 // each write) by sim time. scripts/bench.sh does the pairing.
 //
-//	clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--ros-args ...]
+//	clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--stamps PREFIX] [--ros-args ...]
 //
 // With --rx the node measures the bare receipt instead, as clocksub does:
 // it runs without use_sim_time and without a timer, with only a raw
@@ -20,6 +20,13 @@
 // transport hands each sample out to FILE in the same format, ending after
 // N samples. (Beside the node's own /clock subscription, a raw one would
 // be served after it, hop to the executor included.)
+//
+// With --stamps PREFIX (a build made with -tags nrosstamp) each callback
+// also takes the marks of package wakestamp and writes, in the same
+// format, PREFIX.woke (when the runtime's poller woke the goroutine that
+// leads the /clock socket) and PREFIX.read (when its read returned the
+// sample's bytes): scripts/bench-wake.sh tells the wake from the work
+// after it with them.
 //
 // It exits 0 after N callbacks, 3 on --timeout before that (printing what
 // it has), 2 on a bad command line.
@@ -39,6 +46,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/internal/wakestamp"
 	"github.com/nros-go/nros/msg"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw"
@@ -65,8 +73,13 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 	timeout := fs.Float64("timeout", 30, "seconds before giving up")
 	period := fs.Duration("period", 10*time.Millisecond, "ROS timer period (the clock's sample step)")
 	rxFile := fs.String("rx", "", "also write the bare receipt of each /clock sample (a second, raw subscription) to FILE")
+	stamps := fs.String("stamps", "", "write the wake and read marks of each callback to PREFIX.woke and PREFIX.read (a build with -tags nrosstamp)")
 	if err := fs.Parse(own); err != nil || fs.NArg() > 0 || *count <= 0 || *period <= 0 || !(*timeout > 0) {
-		fmt.Fprintln(stderr, "usage: clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--ros-args ...]")
+		fmt.Fprintln(stderr, "usage: clocklat [--count N] [--timeout S] [--period D] [--rx FILE] [--stamps PREFIX] [--ros-args ...]")
+		return 2
+	}
+	if *stamps != "" && (!wakestamp.Enabled || *rxFile != "") {
+		fmt.Fprintln(stderr, "clocklat: --stamps needs a build with -tags nrosstamp, and no --rx")
 		return 2
 	}
 	// use_sim_time is on unless the caller's ROS args say otherwise (or
@@ -87,6 +100,10 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 	defer node.Close()
 	clk := node.Clock()
 	recs := make([]record, 0, *count)
+	var woke, read []record // the marks of each callback, with --stamps
+	if *stamps != "" {
+		woke, read = make([]record, 0, *count), make([]record, 0, *count)
+	}
 	var rx []record // written on the transport's goroutine, read after Spin
 	var rxMu sync.Mutex
 	spinCtx, cancel := context.WithTimeout(ctx, time.Duration(*timeout*float64(time.Second)))
@@ -123,8 +140,14 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 	} else if _, err := node.CreateTimer(clk, *period, func() {
 		w := time.Now().UnixNano()
 		// Before the first sample a ROS clock reads system time.
+		wokeNs, readNs := wakestamp.Take()
 		if clk.Started() && len(recs) < cap(recs) {
-			recs = append(recs, record{w, clk.Now().Nanoseconds()})
+			sim := clk.Now().Nanoseconds()
+			recs = append(recs, record{w, sim})
+			if *stamps != "" && wokeNs != 0 && readNs != 0 {
+				woke = append(woke, record{wokeNs, sim})
+				read = append(read, record{readNs, sim})
+			}
 			if len(recs) == cap(recs) {
 				cancel()
 			}
@@ -143,18 +166,22 @@ func run(ctx context.Context, rctx *nros.Context, args []string, stdout, stderr 
 		fmt.Fprintf(stderr, "clocklat: %v\n", err)
 		return 1
 	}
+	if *stamps != "" {
+		for _, f := range []struct {
+			ext  string
+			recs []record
+		}{{".woke", woke}, {".read", read}} {
+			if err := writeFile(*stamps+f.ext, f.recs); err != nil {
+				fmt.Fprintf(stderr, "clocklat: %v\n", err)
+				return 1
+			}
+		}
+	}
 	if *rxFile != "" {
 		rxMu.Lock()
 		got := slices.Clone(rx)
 		rxMu.Unlock()
-		f, err := os.Create(*rxFile)
-		if err == nil {
-			err = write(f, got)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err := writeFile(*rxFile, got); err != nil {
 			fmt.Fprintf(stderr, "clocklat: %v\n", err)
 			return 1
 		}
@@ -187,6 +214,19 @@ func write(out io.Writer, recs []record) error {
 		fmt.Fprintf(w, "%d %d %d\n", r.wall, sec, ns)
 	}
 	return w.Flush()
+}
+
+// writeFile writes recs to the file name in write's format.
+func writeFile(name string, recs []record) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = write(f, recs)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // trimRosArgs drops a leading --ros-args (we add our own).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nros-go/nros"
+	"github.com/nros-go/nros/internal/wakestamp"
 	"github.com/nros-go/nros/msg/builtin_interfaces"
 	"github.com/nros-go/nros/msg/rosgraph_msgs"
 	"github.com/nros-go/nros/rmw/intra"
@@ -30,7 +31,11 @@ func TestWrite(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"--count", "0"}, {"--period", "0s"}, {"--timeout", "-1"}} {
+	bad := [][]string{{"extra"}, {"--count", "0"}, {"--period", "0s"}, {"--timeout", "-1"}, {"--stamps", "p", "--rx", "f"}}
+	if !wakestamp.Enabled {
+		bad = append(bad, []string{"--stamps", "p"}) // the marks are not built in
+	}
+	for _, args := range bad {
 		var out, errb bytes.Buffer
 		if code := run(t.Context(), nros.NewContext(), args, &out, &errb); code != 2 {
 			t.Errorf("%q: exit %d, want 2 (%s)", args, code, errb.String())

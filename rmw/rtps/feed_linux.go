@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nros-go/nros/internal/pollfd"
+	"github.com/nros-go/nros/internal/wakestamp"
 	"github.com/nros-go/nros/rmw"
 	"github.com/nros-go/nros/rmw/rtps/udp"
 	"github.com/nros-go/nros/rmw/rtps/wire"
@@ -211,11 +212,13 @@ func (s fedSubscription) Wait(timeout time.Duration, ready func() bool) (readabl
 // readWait is Wait's read of the socket: false (nothing yet) waits in the
 // poller.
 func (f *feed) readWait(fd uintptr) bool {
+	wakestamp.Woke()
 	n, src, errno := recvRaw(fd, f.wbuf)
 	switch errno {
 	case unix.EAGAIN:
 		return false
 	case 0:
+		wakestamp.Read()
 		f.wn, f.wsrc = n, src
 	}
 	return true

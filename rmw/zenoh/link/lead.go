@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/nros-go/nros/internal/wakestamp"
 )
 
 // ErrYield is what ReadBatch returns while a leader has the link's reads
@@ -88,6 +90,7 @@ func (l *tcpLink) leader() (*tcpLead, error) {
 	l.lead, l.leadErr = newTCPLead(l.conn)
 	if d := l.lead; d != nil {
 		d.waitRead = func(fd uintptr) bool {
+			wakestamp.Woke()
 			whole, again, err := l.fill(fd)
 			if err != nil {
 				d.rerr = err
@@ -187,6 +190,7 @@ func (l *tcpLink) fill(fd uintptr) (whole, again bool, err error) {
 			return false, false, io.EOF
 		}
 		l.w += n
+		wakestamp.Read()
 	}
 	return true, false, nil
 }
