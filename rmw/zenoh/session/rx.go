@@ -35,6 +35,7 @@ type Rx struct {
 	last   [wire.NumPriorities][2]uint32
 	defrag [wire.NumPriorities][2]defrag
 	maxMsg int
+	sc     wire.Scratch // what a batch decodes into, reused
 	Stats  RxStats
 }
 
@@ -70,8 +71,8 @@ func (r *Rx) chanOf(p wire.Priority) wire.Priority {
 }
 
 // Deliver receives each network message of a batch with the reliability
-// of its frame. The message aliases the batch (or the reassembly buffer):
-// it is valid only during the call.
+// of its frame. The message aliases the batch (or the reassembly buffer)
+// and the Rx's reused structures: it is valid only during the call.
 type Deliver func(m wire.NetworkMessage, reliable bool)
 
 // Batch handles one received batch. It returns a *CloseError (Received)
@@ -79,7 +80,7 @@ type Deliver func(m wire.NetworkMessage, reliable bool)
 func (r *Rx) Batch(b []byte, deliver Deliver) error {
 	r.Stats.Batches++
 	for len(b) > 0 {
-		m, n, err := wire.DecodeTransport(b)
+		m, n, err := r.sc.DecodeTransport(b)
 		if err != nil {
 			r.Stats.Malformed++
 			r.Stats.LastError = err
@@ -110,7 +111,7 @@ func (r *Rx) frame(f *wire.Frame, deliver Deliver) {
 		return
 	}
 	r.last[ch][rl] = f.SN
-	err := wire.DecodeFrame(f.Payload, func(m wire.NetworkMessage) error {
+	err := r.sc.DecodeFrame(f.Payload, func(m wire.NetworkMessage) error {
 		r.Stats.Messages++
 		deliver(m, f.Reliable)
 		return nil
@@ -169,7 +170,7 @@ func (r *Rx) fragment(f *wire.Fragment, deliver Deliver) {
 	if d.overflow {
 		r.Stats.Oversized++
 	} else {
-		err := wire.DecodeFrame(d.buf, func(m wire.NetworkMessage) error {
+		err := r.sc.DecodeFrame(d.buf, func(m wire.NetworkMessage) error {
 			r.Stats.Messages++
 			deliver(m, f.Reliable)
 			return nil

@@ -73,6 +73,7 @@ type reader struct {
 	b   []byte
 	i   int
 	err error
+	sc  *Scratch // messages to decode into (nil: new ones)
 }
 
 func (r *reader) fail(base error, format string, args ...any) {
@@ -174,7 +175,11 @@ func (r *reader) bytesZ(max uint64, what string) []byte {
 
 // stringZ reads a UTF-8 <u8;zint> string bounded by max.
 func (r *reader) stringZ(max uint64, what string) string {
-	p := r.bytesZ(max, what)
+	return r.str(r.bytesZ(max, what), what)
+}
+
+// str is p as a string, once checked to be UTF-8 ("" after an error).
+func (r *reader) str(p []byte, what string) string {
 	if r.err != nil {
 		return ""
 	}

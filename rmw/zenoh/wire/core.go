@@ -307,8 +307,13 @@ func timestampLen(t *Timestamp) int {
 	return ZintLen(t.Time) + ZintLen(uint64(t.ID.n)) + int(t.ID.n)
 }
 
-func (r *reader) timestamp() *Timestamp {
-	t := &Timestamp{Time: r.zint()}
+// timestamp reads a timestamp into dst (nil: a new one).
+func (r *reader) timestamp(dst *Timestamp) *Timestamp {
+	t := dst
+	if dst == nil {
+		t = new(Timestamp)
+	}
+	*t = Timestamp{Time: r.zint()}
 	n := r.zintMax(16, "timestamp id length")
 	t.ID = r.zid(int(n), "timestamp id")
 	if r.err != nil {
@@ -403,7 +408,7 @@ func appendWireExpr(b []byte, w *WireExpr) []byte {
 func (r *reader) wireExpr(named, sender bool) WireExpr {
 	w := WireExpr{Scope: r.z16("key scope"), SenderMapping: sender}
 	if named {
-		w.Suffix = r.stringZ(0xffff, "key suffix")
+		w.Suffix = r.keySuffix()
 	}
 	return w
 }

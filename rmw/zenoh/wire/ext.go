@@ -87,12 +87,12 @@ func (r *reader) expectEnc(h byte, enc uint8, msg string) bool {
 
 // extZBuf reads a zbuf extension body (after its header) and returns a
 // reader over it.
-func (r *reader) extZBuf(what string) *reader {
+func (r *reader) extZBuf(what string) reader {
 	p := r.bytesZ(0xffffffff, what)
 	if r.err != nil {
-		return &reader{err: r.err}
+		return reader{err: r.err}
 	}
-	return &reader{b: p}
+	return reader{b: p}
 }
 
 // exts iterates over the extensions that follow when the Z flag of the

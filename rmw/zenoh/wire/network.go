@@ -107,6 +107,7 @@ type netExts struct {
 	qos    *QoS
 	ts     **Timestamp
 	nodeID *uint16
+	tsDst  *Timestamp // where to read the timestamp (nil: a new one)
 }
 
 func (e netExts) count() int {
@@ -158,7 +159,7 @@ func (e netExts) read(r *reader, x byte) bool {
 			return false
 		}
 		sub := r.extZBuf("timestamp")
-		t := sub.timestamp()
+		t := sub.timestamp(e.tsDst)
 		if sub.err != nil {
 			r.fail(ErrMalformed, "timestamp extension: %v", sub.err)
 			return true
@@ -282,9 +283,15 @@ func AppendNetwork(b []byte, m NetworkMessage) ([]byte, error) {
 }
 
 func (r *reader) push(h byte) *Push {
-	m := &Push{}
+	var m *Push
+	if r.sc != nil {
+		m = &r.sc.push
+		*m = Push{}
+	} else {
+		m = new(Push)
+	}
 	m.WireExpr = r.wireExpr(h&flag5 != 0, h&flag6 != 0)
-	e := netExts{qos: &m.QoS, ts: &m.Timestamp, nodeID: &m.NodeID}
+	e := netExts{qos: &m.QoS, ts: &m.Timestamp, nodeID: &m.NodeID, tsDst: r.sc.slot(tsNet)}
 	r.exts(h&flagZ != 0, func(x byte) {
 		if !e.read(r, x) {
 			r.unknownExt(x, "push")
@@ -372,7 +379,10 @@ func (r *reader) response(h byte) *Response {
 // it with the number of bytes it took. The messages of a FRAME follow each
 // other to the end of its payload.
 func DecodeNetwork(b []byte) (NetworkMessage, int, error) {
-	r := &reader{b: b}
+	return decodeNetwork(&reader{b: b})
+}
+
+func decodeNetwork(r *reader) (NetworkMessage, int, error) {
 	h := r.u8("network header")
 	if r.err != nil {
 		return nil, 0, r.err

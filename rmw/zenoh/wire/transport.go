@@ -521,7 +521,13 @@ func (r *reader) priorityExt(x byte, msg string) Priority {
 }
 
 func (r *reader) frame(h byte) *Frame {
-	m := &Frame{Reliable: h&flag5 != 0, Priority: PriorityData}
+	var m *Frame
+	if r.sc != nil {
+		m = &r.sc.frame
+	} else {
+		m = new(Frame)
+	}
+	*m = Frame{Reliable: h&flag5 != 0, Priority: PriorityData}
 	m.SN = r.z32("frame sn")
 	r.exts(h&flagZ != 0, func(x byte) {
 		if x&^ExtFlagZ == extFrameQoS {
@@ -670,7 +676,10 @@ func (r *reader) transportOAM(h byte) *TransportOAM {
 // returns it with the number of bytes it took. A FRAME or FRAGMENT takes
 // the rest of b.
 func DecodeTransport(b []byte) (TransportMessage, int, error) {
-	r := &reader{b: b}
+	return decodeTransport(&reader{b: b})
+}
+
+func decodeTransport(r *reader) (TransportMessage, int, error) {
 	h := r.u8("transport header")
 	if r.err != nil {
 		return nil, 0, r.err

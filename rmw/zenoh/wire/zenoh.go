@@ -168,9 +168,15 @@ func appendPut(b []byte, m *Put) []byte {
 }
 
 func (r *reader) put(h byte) *Put {
-	m := &Put{}
+	var m *Put
+	if r.sc != nil {
+		m = &r.sc.put
+		*m = Put{}
+	} else {
+		m = new(Put)
+	}
 	if h&flag5 != 0 {
-		m.Timestamp = r.timestamp()
+		m.Timestamp = r.timestamp(r.sc.slot(tsBody))
 	}
 	if h&flag6 != 0 {
 		m.Encoding = r.encoding()
@@ -224,7 +230,7 @@ func appendDel(b []byte, m *Del) []byte {
 func (r *reader) del(h byte) *Del {
 	m := &Del{}
 	if h&flag5 != 0 {
-		m.Timestamp = r.timestamp()
+		m.Timestamp = r.timestamp(nil)
 	}
 	r.exts(h&flagZ != 0, func(x byte) {
 		switch x &^ ExtFlagZ {
