@@ -12,11 +12,15 @@
 # For the Go node it pairs three instants of each sample: "woke" (the
 # runtime's poller has woken the goroutine that leads the /clock socket;
 # it has not read yet), "read" (the read returned the sample's bytes) and
-# "go" (the ROS-timer callback's first line). Prints each run's p50 / p99 /
-# count / p90 (µs), the medians, and the same-run ratios of each instant
-# to the peer's receipt with their median and range: the ratio of "woke"
-# is the floor that no work after the wake can go under. Runs in
-# interop/netns (loopback only).
+# "go" (the ROS-timer callback's first line), and per sample the "work"
+# from the read to the callback. Prints each run's p50 / p99 / count /
+# p90 (µs), the medians, and the same-run ratios of each to the peer's
+# receipt with their median and range: the ratio of "woke" is the floor
+# that no work after the wake can go under. Runs in interop/netns
+# (loopback only).
+#
+# CLOCKLAT_B=path (a clocklat built with -tags nrosstamp) adds its Zenoh
+# runs to every repetition (tag zenohB), for a same-run A/B of the work.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 R=${1:-5}
@@ -34,22 +38,39 @@ dpub="$B/clockpub_cyclone --script 'start=1;play 1x 5s' --wait-subs 1 --wait-tim
 run() {
   timeout 60 "$root/interop/netns" -s "$2 >$L/$1.sub & sleep 0.5; $3 >$L/$1.pub; wait" >/dev/null 2>&1 || true
 }
-for r in $(seq 1 "$R"); do
-  run "dds_$r" "$L/clocklat --count 490 --timeout 15 --stamps $L/dds_$r" "$dpub"
+# work READ SUB: the p50 / p99 / count / p90 (µs) of each sample's
+# callback minus its read (paired by sim time, from 2 s on)
+work() {
+  awk 'NR == FNR { r[$2 " " $3] = $1; next } $2 >= 2 && ($2 " " $3) in r { print ($1 - r[$2 " " $3]) / 1000 }' "$1" "$2" |
+    sort -g | awk '{ v[NR] = $1 } END {
+      if (NR == 0) exit
+      i50 = int((NR * 50 + 99) / 100); i90 = int((NR * 90 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
+      printf "%s %s %d %s\n", v[i50], v[i99], NR, v[i90] }'
+}
+# stamped TAG CLOCKLAT r ENV PUBLISHER: a stamped clocklat run, its
+# instants and its work
+stamped() {
+  run "$1_$3" "$4 $2 --count 490 --timeout 15 --stamps $L/$1_$3" "$5"
   for k in go:sub read:read woke:woke; do
-    clockpair "$L/dds_$r.pub" "$L/dds_$r.${k#*:}" 2 | sed "s/^/dds-${k%%:*} /"
+    clockpair "$L/$1_$3.pub" "$L/$1_$3.${k#*:}" 2 | sed "s/^/$1-${k%%:*} /"
   done
+  work "$L/$1_$3.read" "$L/$1_$3.sub" | sed "s/^/$1-work /"
+}
+for r in $(seq 1 "$R"); do
+  stamped dds "$L/clocklat" "$r" "" "$dpub"
   run "cyclone_$r" "$B/clocksub_cyclone --count 490 --timeout 15" "$dpub"
   clockpair "$L/cyclone_$r.pub" "$L/cyclone_$r.sub" 2 | sed "s/^/cyclone /"
-  run "zenoh_$r" "env $zgo $L/clocklat --count 490 --timeout 15 --stamps $L/zenoh_$r" "$zpub"
-  for k in go:sub read:read woke:woke; do
-    clockpair "$L/zenoh_$r.pub" "$L/zenoh_$r.${k#*:}" 2 | sed "s/^/zenoh-${k%%:*} /"
-  done
+  stamped zenoh "$L/clocklat" "$r" "env $zgo" "$zpub"
+  if [ -n "${CLOCKLAT_B:-}" ]; then stamped zenohB "$CLOCKLAT_B" "$r" "env $zgo" "$zpub"; fi
   run "zpico_$r" "$B/zclocksub --mode peer --listen $ZEP --count 490 --timeout 15" "$zpub"
   clockpair "$L/zpico_$r.pub" "$L/zpico_$r.sub" 2 | sed "s/^/zpico /"
 done | tee "$L/all.txt"
 echo "DDS, against Cyclone DDS's receipt:"
-samerun_report "$L/all.txt" "$R" cyclone Cyclone dds-go dds-read dds-woke
+samerun_report "$L/all.txt" "$R" cyclone Cyclone dds-go dds-read dds-woke dds-work
 echo "Zenoh, against zenoh-pico's receipt:"
-samerun_report "$L/all.txt" "$R" zpico pico zenoh-go zenoh-read zenoh-woke
+if [ -n "${CLOCKLAT_B:-}" ]; then
+  samerun_report "$L/all.txt" "$R" zpico pico zenoh-go zenoh-read zenoh-woke zenoh-work zenohB-go zenohB-work
+else
+  samerun_report "$L/all.txt" "$R" zpico pico zenoh-go zenoh-read zenoh-woke zenoh-work
+fi
 echo "logs: $L"
