@@ -85,9 +85,9 @@ func (o *observer) Declared(_ *session.Face, d session.Decl) {
 }
 
 func (o *observer) Push(_ *session.Face, key string, m *wire.Push, _ bool) {
-	put := m.Body.(*wire.Put)
+	put := m.Body.(*wire.Put).Clone() // the session reuses it
 	o.mu.Lock()
-	o.pushes = append(o.pushes, &sample{key: key, payload: slices.Clone(put.Payload), attachment: slices.Clone(put.Attachment), ts: put.Timestamp, src: put.SourceInfo})
+	o.pushes = append(o.pushes, &sample{key: key, payload: put.Payload, attachment: put.Attachment, ts: put.Timestamp, src: put.SourceInfo})
 	o.mu.Unlock()
 }
 

@@ -267,11 +267,9 @@ type samples struct {
 
 func (s *samples) Push(f *session.Face, key string, m *wire.Push, _ bool) {
 	if p, ok := m.Body.(*wire.Put); ok {
-		c := *p
-		c.Payload = append([]byte(nil), p.Payload...)
-		c.Attachment = append([]byte(nil), p.Attachment...)
+		c := p.Clone()
 		s.mu.Lock()
-		s.puts = append(s.puts, &c)
+		s.puts = append(s.puts, c)
 		s.keys = append(s.keys, key)
 		s.mu.Unlock()
 	}

@@ -112,10 +112,7 @@ func (c *collector) FaceUp(f *session.Face)              { c.ch <- event{kind: "
 func (c *collector) FaceDown(f *session.Face, err error) { c.ch <- event{kind: "down", face: f} }
 func (c *collector) Push(f *session.Face, key string, m *wire.Push, _ bool) {
 	if p, ok := m.Body.(*wire.Put); ok {
-		cp := *p
-		cp.Payload = append([]byte(nil), p.Payload...)
-		cp.Attachment = append([]byte(nil), p.Attachment...)
-		c.ch <- event{kind: "put", key: key, put: &cp, face: f}
+		c.ch <- event{kind: "put", key: key, put: p.Clone(), face: f}
 	}
 }
 func (c *collector) Declared(f *session.Face, d session.Decl) {

@@ -42,11 +42,9 @@ func (r *rec) FaceUp(f *Face) {
 func (r *rec) FaceDown(f *Face, err error) { r.add("down %v", f.WhatAmI) }
 func (r *rec) Push(f *Face, key string, m *wire.Push, reliable bool) {
 	if put, ok := m.Body.(*wire.Put); ok {
-		c := *put
-		c.Payload = append([]byte(nil), put.Payload...)
-		c.Attachment = append([]byte(nil), put.Attachment...)
+		c := put.Clone()
 		r.mu.Lock()
-		r.pushes = append(r.pushes, &c)
+		r.pushes = append(r.pushes, c)
 		r.mu.Unlock()
 		r.add("put %s %d", key, len(put.Payload))
 		return
@@ -303,6 +301,9 @@ func (r *rawPeer) read() {
 			return nil
 		})
 		err = r.rx.Batch(buf[:n], func(m wire.NetworkMessage, _ bool) {
+			if p, ok := m.(*wire.Push); ok {
+				m = p.Clone() // the Rx reuses it
+			}
 			r.mu.Lock()
 			r.msgs = append(r.msgs, m)
 			r.mu.Unlock()

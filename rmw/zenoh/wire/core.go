@@ -408,7 +408,7 @@ func appendWireExpr(b []byte, w *WireExpr) []byte {
 func (r *reader) wireExpr(named, sender bool) WireExpr {
 	w := WireExpr{Scope: r.z16("key scope"), SenderMapping: sender}
 	if named {
-		w.Suffix = r.keySuffix()
+		w.Suffix = r.stringZ(0xffff, "key suffix")
 	}
 	return w
 }

@@ -283,21 +283,25 @@ func AppendNetwork(b []byte, m NetworkMessage) ([]byte, error) {
 }
 
 func (r *reader) push(h byte) *Push {
+	sc := r.sc // only a PUSH and its PUT decode into the Scratch
 	var m *Push
-	if r.sc != nil {
-		m = &r.sc.push
+	if sc != nil {
+		m = &sc.push
 		*m = Push{}
 	} else {
 		m = new(Push)
 	}
-	m.WireExpr = r.wireExpr(h&flag5 != 0, h&flag6 != 0)
-	e := netExts{qos: &m.QoS, ts: &m.Timestamp, nodeID: &m.NodeID, tsDst: r.sc.slot(tsNet)}
+	m.WireExpr = WireExpr{Scope: r.z16("key scope"), SenderMapping: h&flag6 != 0}
+	if h&flag5 != 0 {
+		m.WireExpr.Suffix = r.keySuffix(sc)
+	}
+	e := netExts{qos: &m.QoS, ts: &m.Timestamp, nodeID: &m.NodeID, tsDst: sc.slot(tsNet)}
 	r.exts(h&flagZ != 0, func(x byte) {
 		if !e.read(r, x) {
 			r.unknownExt(x, "push")
 		}
 	})
-	m.Body = r.pushBody()
+	m.Body = r.pushBody(sc)
 	return m
 }
 

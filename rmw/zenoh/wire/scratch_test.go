@@ -3,6 +3,8 @@ package wire
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -40,9 +42,20 @@ func decodeFresh(b []byte) []decoded {
 }
 
 // checkScratch decodes b into sc and holds every message, while it is
-// valid, to want (decodeFresh's).
+// valid, to want (decodeFresh's). The messages that are not the
+// Scratch's (all but the FRAME and the PUSHes) must stay as they are
+// after later decodes: they are checked again at the end.
 func checkScratch(t *testing.T, sc *Scratch, b []byte, want []decoded) {
 	t.Helper()
+	type keptMsg struct{ got, want any }
+	var kept []keptMsg
+	defer func() {
+		for _, k := range kept {
+			if !reflect.DeepEqual(k.got, k.want) {
+				t.Fatalf("a message that is not the Scratch's changed after later decodes: %#v, want %#v", k.got, k.want)
+			}
+		}
+	}()
 	i := 0
 	for len(b) > 0 {
 		m, n, err := sc.DecodeTransport(b)
@@ -60,11 +73,17 @@ func checkScratch(t *testing.T, sc *Scratch, b []byte, want []decoded) {
 		if !reflect.DeepEqual(m, w.m) {
 			t.Fatalf("message %d: scratch %#v, fresh %#v", i, m, w.m)
 		}
+		if _, ok := m.(*Frame); !ok {
+			kept = append(kept, keptMsg{m, w.m})
+		}
 		if fr, ok := m.(*Frame); ok {
 			j := 0
 			netErr := sc.DecodeFrame(fr.Payload, func(nm NetworkMessage) error {
 				if j >= len(w.net) || !reflect.DeepEqual(nm, w.net[j]) {
 					t.Fatalf("message %d, network message %d: scratch %#v, fresh %v", i, j, nm, w.net)
+				}
+				if _, ok := nm.(*Push); !ok {
+					kept = append(kept, keptMsg{nm, w.net[j]})
 				}
 				j++
 				return nil
@@ -105,9 +124,15 @@ func scratchSeeds(tb testing.TB) (full, bare []byte) {
 		&Push{WireExpr: WireExpr{Suffix: "0/clock/t/h"}, QoS: QoSFromByte(0x05), Timestamp: &Timestamp{Time: 7, ID: id}, NodeID: 3,
 			Body: &Put{Timestamp: &Timestamp{Time: 9, ID: id}, Encoding: Encoding{ID: 2, Schema: []byte("s")},
 				SourceInfo: &SourceInfo{ID: EntityGlobalID{ZID: id, EID: 5}, SN: 6}, Attachment: []byte{1, 2, 3},
-				Unknown: []Ext{{ID: 0x1d | ExtEncZ64, Z64: 4}}, Payload: []byte{0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0}}},
+				Unknown: []Ext{{ID: 0x0d | ExtEncZ64, Z64: 4}}, Payload: []byte{0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0}}},
 		&Push{WireExpr: WireExpr{Scope: 3, SenderMapping: true}, Body: &Del{Timestamp: &Timestamp{Time: 1, ID: id}}},
-		&Request{ID: 4, WireExpr: WireExpr{Suffix: "0/svc"}, Timestamp: &Timestamp{Time: 2, ID: id}, Query: &Query{}})
+		&Request{ID: 4, WireExpr: WireExpr{Suffix: "0/svc"}, Timestamp: &Timestamp{Time: 2, ID: id}, Query: &Query{}},
+		&Response{RequestID: 4, WireExpr: WireExpr{Suffix: "0/svc"}, Timestamp: &Timestamp{Time: 3, ID: id},
+			Body: &Reply{Body: &Put{Timestamp: &Timestamp{Time: 4, ID: id}, SourceInfo: &SourceInfo{ID: EntityGlobalID{ZID: id, EID: 8}, SN: 9},
+				Attachment: []byte{4}, Payload: []byte("reply")}}},
+		&Push{WireExpr: WireExpr{Suffix: "0/clock/t/h"}, Body: &Put{Timestamp: &Timestamp{Time: 5, ID: id},
+			SourceInfo: &SourceInfo{ID: EntityGlobalID{ZID: id, EID: 6}, SN: 7}, Payload: []byte("after")}},
+		&Declare{Body: &DeclareSubscriber{ID: 1, WireExpr: WireExpr{Suffix: "0/declared"}}})
 	bare = frame(2,
 		&Push{WireExpr: WireExpr{Suffix: "0/clock/t/h"}, Body: &Put{Payload: []byte{}}},
 		&Push{WireExpr: WireExpr{Suffix: "0/other"}, Body: &Put{Payload: []byte{9}}},
@@ -187,8 +212,9 @@ func FuzzScratchDecode(f *testing.F) {
 	})
 }
 
-// A Scratch keeps at most maxKeys key suffixes; a key read again is the
-// string it kept.
+// A Scratch keeps at most maxKeys PUSH key suffixes and maxKeyBytes of
+// them, and none of other messages; a key read again is the string it
+// kept.
 func TestScratchKeysBounded(t *testing.T) {
 	var sc Scratch
 	push := func(key string) string {
@@ -213,5 +239,96 @@ func TestScratchKeysBounded(t *testing.T) {
 		if len(sc.keys) > maxKeys {
 			t.Fatalf("%d keys kept, at most %d", len(sc.keys), maxKeys)
 		}
+	}
+	long := strings.Repeat("x", 30<<10)
+	for i := range 10 {
+		if k := fmt.Sprintf("%s/%d", long, i); push(k) != k {
+			t.Fatalf("long key %d decoded wrong", i)
+		}
+		n := 0
+		for k := range sc.keys {
+			n += len(k)
+		}
+		if n != sc.keyBytes || n > maxKeyBytes {
+			t.Fatalf("%d bytes of keys kept (counted %d), at most %d", n, sc.keyBytes, maxKeyBytes)
+		}
+	}
+	b, err := AppendNetwork(nil, &Declare{Body: &DeclareSubscriber{ID: 1, WireExpr: WireExpr{Suffix: "d/e/c/l"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.DecodeFrame(b, func(NetworkMessage) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sc.keys["d/e/c/l"]; ok {
+		t.Error("a declaration's key was kept")
+	}
+}
+
+// Release lets go of what the decoded messages point into (the batch, or
+// a reassembly buffer), keeping the keys.
+func TestScratchRelease(t *testing.T) {
+	full, _ := scratchSeeds(t)
+	var sc Scratch
+	m, _, err := sc.DecodeTransport(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.DecodeFrame(m.(*Frame).Payload, func(NetworkMessage) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if sc.put.Payload == nil || sc.frame.Payload == nil || len(sc.keys) == 0 {
+		t.Fatal("nothing decoded into the Scratch")
+	}
+	sc.Release()
+	if sc.frame.Payload != nil || sc.put.Payload != nil || sc.put.Attachment != nil || sc.push.Body != nil || len(sc.keys) == 0 {
+		t.Errorf("after Release: frame %v, put %+v, push %+v, %d keys", sc.frame.Payload, sc.put, sc.push, len(sc.keys))
+	}
+}
+
+// Clone copies every byte and pointer of a PUSH: nothing of the copy
+// changes when the original's memory is reused.
+func TestPushClone(t *testing.T) {
+	full, _ := scratchSeeds(t)
+	var sc Scratch
+	m, _, err := sc.DecodeTransport(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := slices.Clone(m.(*Frame).Payload)
+	var clones, want []*Push
+	if err := sc.DecodeFrame(buf, func(nm NetworkMessage) error {
+		if p, ok := nm.(*Push); ok {
+			clones = append(clones, p.Clone())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = DecodeFrame(slices.Clone(buf), func(nm NetworkMessage) error {
+		if p, ok := nm.(*Push); ok {
+			want = append(want, p)
+		}
+		return nil
+	})
+	clear(buf)
+	sc.Release()
+	if len(clones) != 3 || !reflect.DeepEqual(clones, want) {
+		t.Fatalf("clones %#v, want %#v", clones, want)
+	}
+}
+
+// The seeds decode whole: every message of them is compared.
+func TestScratchSeedsDecode(t *testing.T) {
+	full, bare := scratchSeeds(t)
+	for _, b := range [][]byte{full, bare} {
+		for _, d := range decodeFresh(b) {
+			if d.err != nil || d.netErr != nil {
+				t.Fatalf("seed does not decode: %v, %v", d.err, d.netErr)
+			}
+		}
+	}
+	if n := len(decodeFresh(full)[0].net); n != 6 {
+		t.Fatalf("full seed: %d network messages, want 6", n)
 	}
 }

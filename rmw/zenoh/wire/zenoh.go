@@ -103,9 +103,14 @@ func appendSourceInfo(b []byte, s *SourceInfo, more bool) []byte {
 	return AppendZint(b, uint64(s.SN))
 }
 
-func (r *reader) sourceInfo() *SourceInfo {
+// sourceInfo reads a source-info extension into dst (nil: a new one).
+func (r *reader) sourceInfo(dst *SourceInfo) *SourceInfo {
 	sub := r.extZBuf("source info")
-	s := &SourceInfo{ID: sub.entityGlobalID(), SN: sub.z32("source info sn")}
+	s := dst
+	if dst == nil {
+		s = new(SourceInfo)
+	}
+	*s = SourceInfo{ID: sub.entityGlobalID(), SN: sub.z32("source info sn")}
 	if sub.err != nil {
 		r.fail(ErrMalformed, "source info: %v", sub.err)
 		return nil
@@ -167,16 +172,16 @@ func appendPut(b []byte, m *Put) []byte {
 	return appendBytes(b, m.Payload)
 }
 
-func (r *reader) put(h byte) *Put {
+func (r *reader) put(h byte, sc *Scratch) *Put {
 	var m *Put
-	if r.sc != nil {
-		m = &r.sc.put
+	if sc != nil {
+		m = &sc.put
 		*m = Put{}
 	} else {
 		m = new(Put)
 	}
 	if h&flag5 != 0 {
-		m.Timestamp = r.timestamp(r.sc.slot(tsBody))
+		m.Timestamp = r.timestamp(sc.slot(tsBody))
 	}
 	if h&flag6 != 0 {
 		m.Encoding = r.encoding()
@@ -184,7 +189,7 @@ func (r *reader) put(h byte) *Put {
 	r.exts(h&flagZ != 0, func(x byte) {
 		switch x &^ ExtFlagZ {
 		case extSourceInfo:
-			m.SourceInfo = r.sourceInfo()
+			m.SourceInfo = r.sourceInfo(sc.sourceInfo())
 		case extPutAttachment:
 			m.Attachment = r.attachment()
 		case extPutShm:
@@ -235,7 +240,7 @@ func (r *reader) del(h byte) *Del {
 	r.exts(h&flagZ != 0, func(x byte) {
 		switch x &^ ExtFlagZ {
 		case extSourceInfo:
-			m.SourceInfo = r.sourceInfo()
+			m.SourceInfo = r.sourceInfo(nil)
 		case extDelAttachment:
 			m.Attachment = r.attachment()
 		default:
@@ -257,14 +262,16 @@ func appendPushBody(b []byte, p PushBody) ([]byte, error) {
 	return b, fmt.Errorf("%w: push body %T", ErrUnknownMessage, p)
 }
 
-func (r *reader) pushBody() PushBody {
+// pushBody reads a PUSH's or a REPLY's body; a PUT into sc (nil: a new
+// one).
+func (r *reader) pushBody(sc *Scratch) PushBody {
 	h := r.u8("push body header")
 	if r.err != nil {
 		return nil
 	}
 	switch h & midMask {
 	case MidPut:
-		return r.put(h)
+		return r.put(h, sc)
 	case MidDel:
 		return r.del(h)
 	}
@@ -328,7 +335,7 @@ func (r *reader) query(h byte) *Query {
 	r.exts(h&flagZ != 0, func(x byte) {
 		switch x &^ ExtFlagZ {
 		case extSourceInfo:
-			m.SourceInfo = r.sourceInfo()
+			m.SourceInfo = r.sourceInfo(nil)
 		case extQueryBody:
 			sub := r.extZBuf("query body")
 			qb := &QueryBody{Encoding: sub.encoding()}
@@ -380,7 +387,7 @@ func (r *reader) reply(h byte) *Reply {
 			m.Unknown = append(m.Unknown, e)
 		}
 	})
-	m.Body = r.pushBody()
+	m.Body = r.pushBody(nil)
 	return m
 }
 
@@ -414,7 +421,7 @@ func (r *reader) errBody(h byte) *Err {
 	r.exts(h&flagZ != 0, func(x byte) {
 		switch x &^ ExtFlagZ {
 		case extSourceInfo:
-			m.SourceInfo = r.sourceInfo()
+			m.SourceInfo = r.sourceInfo(nil)
 		case extErrShm:
 			r.fail(ErrSharedMemory, "error payload in shared memory")
 		default:
