@@ -437,8 +437,13 @@ func decodeNetwork(r *reader) (NetworkMessage, int, error) {
 // for each. It stops at the first malformed one and returns its error
 // (messages before it were delivered).
 func DecodeFrame(payload []byte, f func(NetworkMessage) error) error {
+	return decodeFrame(payload, nil, f)
+}
+
+// decodeFrame is DecodeFrame into sc (nil: new messages).
+func decodeFrame(payload []byte, sc *Scratch, f func(NetworkMessage) error) error {
 	for len(payload) > 0 {
-		m, n, err := DecodeNetwork(payload)
+		m, n, err := decodeNetwork(&reader{b: payload, sc: sc})
 		if err != nil {
 			return err
 		}

@@ -74,17 +74,7 @@ func (s *Scratch) DecodeTransport(b []byte) (TransportMessage, int, error) {
 // DecodeFrame is DecodeFrame into s: each message is valid during f's
 // call.
 func (s *Scratch) DecodeFrame(payload []byte, f func(NetworkMessage) error) error {
-	for len(payload) > 0 {
-		m, n, err := decodeNetwork(&reader{b: payload, sc: s})
-		if err != nil {
-			return err
-		}
-		if err := f(m); err != nil {
-			return err
-		}
-		payload = payload[n:]
-	}
-	return nil
+	return decodeFrame(payload, s, f)
 }
 
 // keySuffix reads a PUSH key expression's suffix: with a Scratch, a
@@ -120,23 +110,13 @@ func (r *reader) keySuffix(sc *Scratch) string {
 // decoded (or any received one, whose bytes alias the batch) this way.
 func (m *Push) Clone() *Push {
 	c := *m
-	if m.Timestamp != nil {
-		ts := *m.Timestamp
-		c.Timestamp = &ts
-	}
+	c.Timestamp = clonePtr(m.Timestamp)
 	switch b := m.Body.(type) {
 	case *Put:
 		c.Body = b.Clone()
 	case *Del:
 		d := *b
-		if b.Timestamp != nil {
-			ts := *b.Timestamp
-			d.Timestamp = &ts
-		}
-		if b.SourceInfo != nil {
-			si := *b.SourceInfo
-			d.SourceInfo = &si
-		}
+		d.Timestamp, d.SourceInfo = clonePtr(b.Timestamp), clonePtr(b.SourceInfo)
 		d.Attachment = cloneBytes(b.Attachment)
 		d.Unknown = cloneExts(b.Unknown)
 		c.Body = &d
@@ -147,18 +127,20 @@ func (m *Push) Clone() *Push {
 // Clone returns a deep copy of p.
 func (p *Put) Clone() *Put {
 	c := *p
-	if p.Timestamp != nil {
-		ts := *p.Timestamp
-		c.Timestamp = &ts
-	}
-	if p.SourceInfo != nil {
-		si := *p.SourceInfo
-		c.SourceInfo = &si
-	}
+	c.Timestamp, c.SourceInfo = clonePtr(p.Timestamp), clonePtr(p.SourceInfo)
 	c.Encoding.Schema = cloneBytes(p.Encoding.Schema)
 	c.Attachment = cloneBytes(p.Attachment)
 	c.Unknown = cloneExts(p.Unknown)
 	c.Payload = cloneBytes(p.Payload)
+	return &c
+}
+
+// clonePtr copies what p points to (nil stays nil); T holds no pointers.
+func clonePtr[T Timestamp | SourceInfo](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
 	return &c
 }
 
