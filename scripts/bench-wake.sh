@@ -41,11 +41,7 @@ run() {
 # work READ SUB: the p50 / p99 / count / p90 (µs) of each sample's
 # callback minus its read (paired by sim time, from 2 s on)
 work() {
-  awk 'NR == FNR { r[$2 " " $3] = $1; next } $2 >= 2 && ($2 " " $3) in r { print ($1 - r[$2 " " $3]) / 1000 }' "$1" "$2" |
-    sort -g | awk '{ v[NR] = $1 } END {
-      if (NR == 0) exit
-      i50 = int((NR * 50 + 99) / 100); i90 = int((NR * 90 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
-      printf "%s %s %d %s\n", v[i50], v[i99], NR, v[i90] }'
+  awk 'NR == FNR { r[$2 " " $3] = $1; next } $2 >= 2 && ($2 " " $3) in r { print ($1 - r[$2 " " $3]) / 1000 }' "$1" "$2" | pctl
 }
 # stamped TAG CLOCKLAT r ENV PUBLISHER: a stamped clocklat run, its
 # instants and its work

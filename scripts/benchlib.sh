@@ -26,15 +26,20 @@ ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f\n", a / b }'
 }
 
+# pctl: of the numbers on stdin, p50, p99 (nearest rank), the count and
+# p90; nothing if none
+pctl() {
+  sort -g | awk '{ v[NR] = $1 } END {
+    if (NR == 0) exit
+    i50 = int((NR * 50 + 99) / 100); i90 = int((NR * 90 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
+    printf "%s %s %d %s\n", v[i50], v[i99], NR, v[i90] }'
+}
+
 # clockpair PUB SUB [FROM]: latencies (µs) of the samples both files name,
 # by sim time (from sim second FROM on, 0 by default); prints p50, p99
 # (nearest rank), the count and p90 of one run
 clockpair() {
-  awk -v from="${3:-0}" 'NR == FNR { w[$2 " " $3] = $1; next } $2 >= from && ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$1" "$2" |
-    sort -g | awk '{ v[NR] = $1 } END {
-      if (NR == 0) exit
-      i50 = int((NR * 50 + 99) / 100); i90 = int((NR * 90 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
-      printf "%s %s %d %s\n", v[i50], v[i99], NR, v[i90] }'
+  awk -v from="${3:-0}" 'NR == FNR { w[$2 " " $3] = $1; next } $2 >= from && ($2 " " $3) in w { print ($1 - w[$2 " " $3]) / 1000 }' "$1" "$2" | pctl
 }
 
 # samerun_report FILE R REF LABEL TAG...: for the lines "TAG p50 p99 N p90"

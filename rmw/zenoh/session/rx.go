@@ -111,13 +111,11 @@ func (r *Rx) frame(f *wire.Frame, deliver Deliver) {
 		return
 	}
 	r.last[ch][rl] = f.SN
-	reliable := f.Reliable
 	err := r.sc.DecodeFrame(f.Payload, func(m wire.NetworkMessage) error {
 		r.Stats.Messages++
-		deliver(m, reliable)
+		deliver(m, f.Reliable)
 		return nil
 	})
-	r.sc.Release() // f too
 	if err != nil {
 		r.Stats.Malformed++
 		r.Stats.LastError = err
@@ -177,7 +175,7 @@ func (r *Rx) fragment(f *wire.Fragment, deliver Deliver) {
 			deliver(m, f.Reliable)
 			return nil
 		})
-		r.sc.Release() // nothing of the reassembly buffer stays reachable
+		r.sc.Release() // nothing of the reassembly buffer stays reachable (a frame's batch is the link's anyway)
 		if err != nil {
 			r.Stats.Malformed++
 			r.Stats.LastError = err

@@ -405,10 +405,14 @@ func appendWireExpr(b []byte, w *WireExpr) []byte {
 	return b
 }
 
-func (r *reader) wireExpr(named, sender bool) WireExpr {
+func (r *reader) wireExpr(named, sender bool) WireExpr { return r.wireExprKeys(named, sender, nil) }
+
+// wireExprKeys is wireExpr with the suffix kept in sc's keys (nil: a new
+// string).
+func (r *reader) wireExprKeys(named, sender bool, sc *Scratch) WireExpr {
 	w := WireExpr{Scope: r.z16("key scope"), SenderMapping: sender}
 	if named {
-		w.Suffix = r.stringZ(0xffff, "key suffix")
+		w.Suffix = r.keySuffix(sc)
 	}
 	return w
 }

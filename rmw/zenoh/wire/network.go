@@ -291,10 +291,7 @@ func (r *reader) push(h byte) *Push {
 	} else {
 		m = new(Push)
 	}
-	m.WireExpr = WireExpr{Scope: r.z16("key scope"), SenderMapping: h&flag6 != 0}
-	if h&flag5 != 0 {
-		m.WireExpr.Suffix = r.keySuffix(sc)
-	}
+	m.WireExpr = r.wireExprKeys(h&flag5 != 0, h&flag6 != 0, sc)
 	e := netExts{qos: &m.QoS, ts: &m.Timestamp, nodeID: &m.NodeID, tsDst: sc.slot(tsNet)}
 	r.exts(h&flagZ != 0, func(x byte) {
 		if !e.read(r, x) {
